@@ -1,0 +1,120 @@
+# cellgate - see README.md.  `make` builds, `make check` builds and tests.
+VERSION := 0.1.0
+PREFIX ?= /usr/local
+SBINDIR ?= $(PREFIX)/sbin
+BINDIR ?= $(PREFIX)/bin
+BUILD ?= build
+
+CC ?= cc
+PKGS_GW := libevent libcjson
+PKGS_JL := libcap-ng libseccomp libsystemd
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS_GW) $(PKGS_JL) 2>/dev/null)
+LIBS_GW := $(shell pkg-config --libs $(PKGS_GW) 2>/dev/null)
+LIBS_JL := $(shell pkg-config --libs $(PKGS_JL) 2>/dev/null)
+LIBS_TEST := $(shell pkg-config --libs cmocka 2>/dev/null)
+
+WARN := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wstrict-prototypes -Wmissing-prototypes \
+	-Wno-unused-parameter
+HARDEN := -D_FORTIFY_SOURCE=3 -fstack-protector-strong -fstack-clash-protection -fPIE
+OPT ?= -O2 -g
+SAN ?=
+CFLAGS_ALL := -std=c17 -D_GNU_SOURCE $(OPT) $(WARN) $(HARDEN) $(SAN) $(PKG_CFLAGS) \
+	-Iipc-proto -DCELLGATE_VERSION='"$(VERSION)"' \
+	-DCELLGATE_JAILER_PATH='"$(SBINDIR)/cellgate-jailer"' $(CFLAGS)
+LDFLAGS_ALL := -pie -Wl,-z,relro,-z,now,-z,noexecstack $(SAN) $(LDFLAGS)
+
+IPC_SRC := $(wildcard ipc-proto/*.c)
+JL_SRC := $(filter-out jailer/main.c,$(wildcard jailer/*.c))
+GW_SRC := $(filter-out gateway/main.c,$(wildcard gateway/*.c))
+obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
+
+IPC_LIB := $(BUILD)/libipc.a
+JL_LIB := $(BUILD)/libjailer.a
+GW_LIB := $(BUILD)/libgateway.a
+
+UNIT_IPC := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_ipc*.c))
+UNIT_JL := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_jl_*.c))
+UNIT_GW := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_gw_*.c))
+HELPERS := $(patsubst tests/helpers/%.c,$(BUILD)/tests/%,$(wildcard tests/helpers/*.c))
+BENCH := $(BUILD)/bench/cellgate-bench
+
+.PHONY: all check asan deps fuzz bench clean unit-tests format
+all: $(BUILD)/cellgate $(BUILD)/cellgate-jailer
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -Igateway -Ijailer -MMD -MP -c $< -o $@
+
+$(IPC_LIB): $(call obj,$(IPC_SRC))
+	@mkdir -p $(dir $@)
+	ar rcs $@ $^
+$(JL_LIB): $(call obj,$(JL_SRC))
+	ar rcs $@ $^
+$(GW_LIB): $(call obj,$(GW_SRC))
+	ar rcs $@ $^
+
+$(BUILD)/cellgate-jailer: $(call obj,jailer/main.c) $(JL_LIB) $(IPC_LIB)
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LIBS_JL)
+$(BUILD)/cellgate: $(call obj,gateway/main.c) $(GW_LIB) $(IPC_LIB)
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LIBS_GW)
+
+$(BUILD)/tests/test_ipc%: $(call obj,tests/unit/test_ipc%.c) $(IPC_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LIBS_TEST)
+$(BUILD)/tests/test_jl_%: $(call obj,tests/unit/test_jl_%.c) $(JL_LIB) $(IPC_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LIBS_JL) $(LIBS_TEST)
+$(BUILD)/tests/test_gw_%: $(call obj,tests/unit/test_gw_%.c) $(GW_LIB) $(IPC_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LIBS_GW) $(LIBS_TEST)
+$(BUILD)/tests/%: $(call obj,tests/helpers/%.c) $(IPC_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LIBS_JL)
+$(BENCH): $(call obj,bench/cellgate-bench.c) $(IPC_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_ALL) -o $@ $^
+
+unit-tests: $(UNIT_IPC) $(UNIT_JL) $(UNIT_GW) $(HELPERS)
+
+# `make check` installs missing build/test packages first (a fresh machine
+# needs nothing else), then builds and runs every suite; tests/run-all.sh
+# prints the one summary line "N passed, N failed".
+check: deps-if-missing
+	$(MAKE) all unit-tests
+	BUILD=$(BUILD) tests/run-all.sh
+
+asan:
+	$(MAKE) BUILD=build-asan OPT='-O1 -g -fno-omit-frame-pointer' \
+		HARDEN='-fPIE' SAN='-fsanitize=address,undefined -fno-sanitize-recover=undefined' check
+
+DEB_PKGS := build-essential pkg-config clang libevent-dev libcjson-dev libcap-ng-dev \
+	libseccomp-dev libsystemd-dev libcmocka-dev python3 nodejs npm util-linux iproute2
+deps:
+	apt-get update
+	DEBIAN_FRONTEND=noninteractive apt-get install -y $(DEB_PKGS)
+
+.PHONY: deps-if-missing
+deps-if-missing:
+	@if ! pkg-config --exists $(PKGS_GW) $(PKGS_JL) cmocka || ! command -v clang >/dev/null \
+	    || ! test -x /usr/bin/python3 || ! test -x /usr/bin/node || ! command -v npm >/dev/null; \
+	then echo "make: build or test packages missing, running 'make deps'"; $(MAKE) deps; fi
+
+fuzz: $(BUILD)/fuzz/fuzz_ipc_decode
+	mkdir -p $(BUILD)/fuzz/corpus
+	$(BUILD)/fuzz/fuzz_ipc_decode $(BUILD)/fuzz/corpus tests/fuzz/corpus/ipc_decode \
+		-max_total_time=$${FUZZ_SECONDS:-60}
+$(BUILD)/fuzz/fuzz_ipc_decode: tests/fuzz/fuzz_ipc_decode.c $(IPC_SRC)
+	@mkdir -p $(dir $@)
+	clang -std=c17 -D_GNU_SOURCE -g -O1 -Iipc-proto -fsanitize=fuzzer,address,undefined \
+		-o $@ $^
+
+bench: all $(BENCH)
+	$(BENCH) --build $(BUILD) $(BENCH_ARGS)
+
+format:
+	clang-format -i $$(git ls-files '*.c' '*.h')
+
+clean:
+	rm -rf build build-asan
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

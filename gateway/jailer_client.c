@@ -1,0 +1,344 @@
+#include "jailer_client.h"
+
+#include <errno.h>
+#include <event2/event.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "log.h"
+
+#define HELLO_TIMEOUT_MS 10000
+
+struct pending {
+	uint64_t job_id;
+	jailer_reply_fn fn;
+	void *arg;
+	struct pending *next;
+};
+
+struct jailer_client {
+	struct event_base *base;
+	int fd;
+	struct event *ev;
+	struct ipc_hello_ok hello;
+	uint64_t next_id;
+	struct pending *pending;
+	char socket_path[108];
+	pid_t helper;
+};
+
+static int connect_path(const char *path, char *err, size_t errlen)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	if (strlen(path) >= sizeof(sa.sun_path)) {
+		snprintf(err, errlen, "jailer socket path too long");
+		return -ENAMETOOLONG;
+	}
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		int e = errno;
+		snprintf(err, errlen, "cannot connect to the jailer at %s: %s", path, strerror(e));
+		close(fd);
+		return -e;
+	}
+	return fd;
+}
+
+/* The setuid helper: it gets one end of a socketpair as fd 3 and serves
+ * only us; it exits when we close our end. */
+static int spawn_helper(const char *helper, pid_t *pid_out, char *err, size_t errlen)
+{
+	int sv[2];
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		return -errno;
+	pid_t pid = fork();
+	if (pid < 0) {
+		int e = errno;
+		close(sv[0]);
+		close(sv[1]);
+		return -e;
+	}
+	if (pid == 0) {
+		if (dup2(sv[1], 3) < 0)
+			_exit(127);
+		char *const argv[] = {(char *)"cellgate-jailer", (char *)"--fd", (char *)"3", NULL};
+		char *const envp[] = {NULL};
+		/* Keep 0 (not our MCP stdin: the helper never reads it) off: */
+		int devnull = open("/dev/null", O_RDWR);
+		if (devnull >= 0) {
+			dup2(devnull, 0);
+			dup2(devnull, 1);
+		}
+		execve(helper, argv, envp);
+		_exit(127);
+	}
+	close(sv[1]);
+	*pid_out = pid;
+	(void)err;
+	(void)errlen;
+	return sv[0];
+}
+
+static int hello(int fd, struct ipc_hello_ok *out, char *err, size_t errlen)
+{
+	struct ipc_msg m = {.type = IPC_HELLO};
+	int rc = ipc_send(fd, &m);
+	if (rc < 0) {
+		snprintf(err, errlen, "sending HELLO to the jailer: %s", strerror(-rc));
+		return rc;
+	}
+	struct pollfd p = {.fd = fd, .events = POLLIN};
+	if (poll(&p, 1, HELLO_TIMEOUT_MS) <= 0) {
+		snprintf(err, errlen, "the jailer did not answer HELLO");
+		return -ETIMEDOUT;
+	}
+	static struct ipc_msg r;
+	int derr = 0;
+	rc = ipc_recv(fd, &r, &derr);
+	if (rc < 0) {
+		snprintf(err, errlen, "the jailer's answer to HELLO: %s",
+			 rc == -EBADMSG ? ipc_decode_strerror(derr) : strerror(-rc));
+		return rc;
+	}
+	if (r.type == IPC_ERROR) {
+		snprintf(err, errlen, "the jailer refused us: %s", r.u.error.message);
+		return -EPERM;
+	}
+	if (r.type != IPC_HELLO_OK) {
+		ipc_close_fds(&r);
+		snprintf(err, errlen, "the jailer answered HELLO with message type %u", r.type);
+		return -EPROTO;
+	}
+	*out = r.u.hello_ok;
+	return 0;
+}
+
+static void fail_all(struct jailer_client *jc)
+{
+	struct pending *p = jc->pending;
+	jc->pending = NULL;
+	while (p) {
+		struct pending *next = p->next;
+		p->fn(NULL, p->arg);
+		free(p);
+		p = next;
+	}
+}
+
+static void disconnect(struct jailer_client *jc)
+{
+	if (jc->ev) {
+		event_free(jc->ev);
+		jc->ev = NULL;
+	}
+	if (jc->fd >= 0) {
+		close(jc->fd);
+		jc->fd = -1;
+	}
+	if (jc->helper > 0) {
+		int st;
+		waitpid(jc->helper, &st, WNOHANG);
+	}
+}
+
+static struct pending *take_pending(struct jailer_client *jc, uint64_t id)
+{
+	for (struct pending **pp = &jc->pending; *pp; pp = &(*pp)->next) {
+		if ((*pp)->job_id == id) {
+			struct pending *p = *pp;
+			*pp = p->next;
+			return p;
+		}
+	}
+	return NULL;
+}
+
+static void on_readable(evutil_socket_t fd, short what, void *arg)
+{
+	struct jailer_client *jc = arg;
+	static struct ipc_msg m;
+	int derr = 0;
+	int rc = ipc_recv(fd, &m, &derr);
+	if (rc == -EAGAIN || rc == -EINTR)
+		return;
+	if (rc < 0) {
+		if (rc == -ECONNRESET)
+			gw_log(GW_LOG_WARN, "the jailer closed the connection");
+		else
+			gw_log(GW_LOG_WARN, "bad message from the jailer (%s); disconnecting",
+			       rc == -EBADMSG ? ipc_decode_strerror(derr) : strerror(-rc));
+		disconnect(jc);
+		fail_all(jc);
+		return;
+	}
+	uint64_t id;
+	switch (m.type) {
+	case IPC_RUN_OK:
+		id = m.u.run_ok.job_id;
+		break;
+	case IPC_RUN_ERR:
+		id = m.u.run_err.job_id;
+		break;
+	case IPC_ERROR:
+		gw_log(GW_LOG_WARN, "the jailer reported: %s", m.u.error.message);
+		return;
+	default:
+		ipc_close_fds(&m);
+		gw_log(GW_LOG_WARN, "unexpected message type %u from the jailer", m.type);
+		return;
+	}
+	struct pending *p = take_pending(jc, id);
+	if (!p) {
+		ipc_close_fds(&m); /* closing the control fd kills that job */
+		return;
+	}
+	p->fn(&m, p->arg);
+	free(p);
+}
+
+static int attach(struct jailer_client *jc, int fd, char *err, size_t errlen)
+{
+	int rc = hello(fd, &jc->hello, err, errlen);
+	if (rc < 0)
+		return rc;
+	if (evutil_make_socket_nonblocking(fd) < 0)
+		return -errno;
+	jc->ev = event_new(jc->base, fd, EV_READ | EV_PERSIST, on_readable, jc);
+	if (!jc->ev || event_add(jc->ev, NULL) < 0)
+		return -ENOMEM;
+	jc->fd = fd;
+	return 0;
+}
+
+struct jailer_client *jailer_client_connect(struct event_base *base, const char *socket_path,
+					    const char *helper_path, char *err, size_t errlen)
+{
+	struct jailer_client *jc = calloc(1, sizeof(*jc));
+	if (!jc) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	jc->base = base;
+	jc->fd = -1;
+	/* Job ids only need to be unique per connection; starting from a
+	 * random point keeps cgroup names of concurrent gateways apart. */
+	evutil_secure_rng_get_bytes(&jc->next_id, sizeof(jc->next_id));
+	jc->next_id &= 0x00ffffffffffffffULL;
+	struct stat st;
+	int fd;
+	if (!socket_path && stat(JAILER_DEFAULT_SOCKET, &st) == 0)
+		socket_path = JAILER_DEFAULT_SOCKET;
+	if (socket_path) {
+		snprintf(jc->socket_path, sizeof(jc->socket_path), "%s", socket_path);
+		fd = connect_path(socket_path, err, errlen);
+	} else {
+		fd = spawn_helper(helper_path, &jc->helper, err, errlen);
+		if (fd < 0)
+			snprintf(err, errlen, "cannot start the jailer helper %s: %s", helper_path,
+				 strerror(-fd));
+	}
+	if (fd < 0 || attach(jc, fd, err, errlen) < 0) {
+		if (fd >= 0)
+			close(fd);
+		free(jc);
+		return NULL;
+	}
+	return jc;
+}
+
+void jailer_client_free(struct jailer_client *jc)
+{
+	if (!jc)
+		return;
+	disconnect(jc);
+	fail_all(jc);
+	if (jc->helper > 0) {
+		int st;
+		waitpid(jc->helper, &st, 0);
+	}
+	free(jc);
+}
+
+const struct ipc_hello_ok *jailer_client_profiles(const struct jailer_client *jc)
+{
+	return &jc->hello;
+}
+
+const struct ipc_profile *jailer_client_find_profile(const struct jailer_client *jc,
+						     const char *name)
+{
+	for (uint32_t i = 0; i < jc->hello.nprofiles; i++)
+		if (strcmp(jc->hello.profiles[i].name, name) == 0)
+			return &jc->hello.profiles[i];
+	return NULL;
+}
+
+struct event_base *jailer_client_base(const struct jailer_client *jc)
+{
+	return jc->base;
+}
+
+uint64_t jailer_client_next_job_id(struct jailer_client *jc)
+{
+	return ++jc->next_id;
+}
+
+/* A restarted jailer (socket mode) is picked up on the next job. */
+static int ensure_connected(struct jailer_client *jc)
+{
+	if (jc->fd >= 0)
+		return 0;
+	if (!jc->socket_path[0])
+		return -ENOTCONN;
+	char err[256];
+	int fd = connect_path(jc->socket_path, err, sizeof(err));
+	if (fd < 0)
+		return fd;
+	int rc = attach(jc, fd, err, sizeof(err));
+	if (rc < 0) {
+		close(fd);
+		gw_log(GW_LOG_WARN, "reconnecting to the jailer: %s", err);
+		return rc;
+	}
+	gw_log(GW_LOG_INFO, "reconnected to the jailer");
+	return 0;
+}
+
+int jailer_client_send_run(struct jailer_client *jc, struct ipc_msg *run, jailer_reply_fn fn,
+			   void *arg)
+{
+	int rc = ensure_connected(jc);
+	if (rc < 0)
+		return rc;
+	struct pending *p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	rc = ipc_send(jc->fd, run);
+	if (rc < 0) {
+		free(p);
+		return rc;
+	}
+	p->job_id = run->u.run.job_id;
+	p->fn = fn;
+	p->arg = arg;
+	p->next = jc->pending;
+	jc->pending = p;
+	return 0;
+}
+
+void jailer_client_forget(struct jailer_client *jc, uint64_t job_id)
+{
+	free(take_pending(jc, job_id));
+}

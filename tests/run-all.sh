@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Runs every suite against the binaries in $BUILD and prints one summary
+# line "N passed, N failed".  Exits non-zero on any failure.
+#  - unit tests: build/tests/test_* (cmocka)
+#  - integration + attacks: tests/integration/run.py (real jailer + gateway)
+#  - interop: tests/interop/run.sh (the official MCP TypeScript SDK client)
+# Each suite reports with a line "RESULT passed=N failed=N skipped=N".
+set -u
+cd "$(dirname "$0")/.."
+BUILD=${BUILD:-build}
+export BUILD
+passed=0 failed=0 skipped=0
+log=$(mktemp -d)
+trap 'rm -rf "$log"' EXIT
+
+count_cmocka() { # file -> adds to totals
+	local p f s
+	p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$1" | tail -n1)
+	f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$1" | tail -n1)
+	s=$(sed -n 's/^\[  SKIPPED \] \([0-9]*\) test.*/\1/p' "$1" | tail -n1)
+	passed=$((passed + ${p:-0})); failed=$((failed + ${f:-0})); skipped=$((skipped + ${s:-0}))
+}
+count_result() { # file
+	local line
+	line=$(grep -E '^RESULT passed=[0-9]+ failed=[0-9]+' "$1" | tail -n1)
+	if [ -z "$line" ]; then
+		echo "  (no RESULT line: counted as one failure)"; failed=$((failed + 1)); return
+	fi
+	passed=$((passed + $(sed 's/.*passed=\([0-9]*\).*/\1/' <<<"$line")))
+	failed=$((failed + $(sed 's/.*failed=\([0-9]*\).*/\1/' <<<"$line")))
+	skipped=$((skipped + $(sed -n 's/.*skipped=\([0-9]*\).*/\1/p' <<<"$line" | grep . || echo 0)))
+}
+
+for t in "$BUILD"/tests/test_*; do
+	[ -x "$t" ] || continue
+	name=$(basename "$t")
+	echo "== unit: $name"
+	"$t" >"$log/$name" 2>&1
+	rc=$?
+	grep -E '^\[ +(FAILED|SKIPPED|ERROR) +\]|^\[  PASSED  \]' "$log/$name" | sed 's/^/  /'
+	before=$failed
+	count_cmocka "$log/$name"
+	if [ $rc -ne 0 ] && [ $failed -eq $before ]; then
+		echo "  $name exited $rc without reporting a failure"; failed=$((failed + 1))
+		tail -n 20 "$log/$name" | sed 's/^/  | /'
+	elif [ $failed -ne $before ]; then
+		tail -n 40 "$log/$name" | sed 's/^/  | /'
+	fi
+done
+
+for suite in integration interop; do
+	case $suite in
+	integration) cmd=(/usr/bin/python3 tests/integration/run.py) ;;
+	interop) cmd=(bash tests/interop/run.sh) ;;
+	esac
+	[ -e "${cmd[-1]}" ] || continue
+	echo "== $suite"
+	"${cmd[@]}" 2>&1 | tee "$log/$suite" | sed 's/^/  /'
+	count_result "$log/$suite"
+done
+
+echo
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]
