@@ -56,7 +56,7 @@ $(GW_LIB): $(call obj,$(GW_SRC))
 $(BUILD)/cellgate-jailer: $(call obj,jailer/main.c) $(JL_LIB) $(IPC_LIB)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LIBS_JL)
 $(BUILD)/cellgate: $(call obj,gateway/main.c) $(GW_LIB) $(IPC_LIB)
-	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LIBS_GW)
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LIBS_GW) -lm
 
 $(BUILD)/tests/test_ipc%: $(call obj,tests/unit/test_ipc%.c) $(IPC_LIB)
 	@mkdir -p $(dir $@)
@@ -66,7 +66,7 @@ $(BUILD)/tests/test_jl_%: $(call obj,tests/unit/test_jl_%.c) $(JL_LIB) $(IPC_LIB
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LIBS_JL) $(LIBS_TEST)
 $(BUILD)/tests/test_gw_%: $(call obj,tests/unit/test_gw_%.c) $(GW_LIB) $(IPC_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LIBS_GW) $(LIBS_TEST)
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LIBS_GW) $(LIBS_TEST) -lm
 $(BUILD)/tests/%: $(call obj,tests/helpers/%.c) $(IPC_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LIBS_JL)
@@ -88,15 +88,19 @@ asan:
 		HARDEN='-fPIE' SAN='-fsanitize=address,undefined -fno-sanitize-recover=undefined' check
 
 DEB_PKGS := build-essential pkg-config clang libevent-dev libcjson-dev libcap-ng-dev \
-	libseccomp-dev libsystemd-dev libcmocka-dev python3 nodejs npm util-linux iproute2
+	libseccomp-dev libsystemd-dev libcmocka-dev python3 util-linux procps
+# node and npm only when absent: a host with NodeSource's nodejs (which
+# bundles npm) must not have Debian's npm forced onto it.
 deps:
 	apt-get update
 	DEBIAN_FRONTEND=noninteractive apt-get install -y $(DEB_PKGS)
+	command -v node >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y nodejs
+	command -v npm >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y npm
 
 .PHONY: deps-if-missing
 deps-if-missing:
 	@if ! pkg-config --exists $(PKGS_GW) $(PKGS_JL) cmocka || ! command -v clang >/dev/null \
-	    || ! test -x /usr/bin/python3 || ! test -x /usr/bin/node || ! command -v npm >/dev/null; \
+	    || ! test -x /usr/bin/python3 || ! command -v node >/dev/null || ! command -v npm >/dev/null; \
 	then echo "make: build or test packages missing, running 'make deps'"; $(MAKE) deps; fi
 
 fuzz: $(BUILD)/fuzz/fuzz_ipc_decode

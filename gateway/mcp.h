@@ -34,6 +34,11 @@ struct mcp_session *mcp_session_new(const struct mcp_config *cfg, struct exec_ba
  * HTTP).  Replies go out through `send`, now or later (tools/call). */
 void mcp_session_handle(struct mcp_session *s, const char *data, size_t len);
 
+/* Answer a message the transport discarded for being longer than
+ * MCP_MAX_MESSAGE_BYTES: -32600 with the id written as the negotiated
+ * revision wants (null, or absent from 2025-11-25). */
+void mcp_session_reject_oversized(struct mcp_session *s);
+
 /* Number of requests still awaiting a reply (running tools/call). */
 size_t mcp_session_pending(const struct mcp_session *s);
 

@@ -64,9 +64,7 @@ static void shutdown_transport(struct stdio_transport *t)
 
 static void too_long(struct stdio_transport *t)
 {
-	static const char msg[] = "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32600,"
-				  "\"message\":\"message too large\"}}";
-	send_line(msg, sizeof(msg) - 1, t);
+	mcp_session_reject_oversized(t->session);
 }
 
 static void on_input(struct bufferevent *bev, void *arg)

@@ -211,6 +211,11 @@ static noreturn void run_init(const struct cell_spec *s)
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
 		cell_fail("set non-dumpable", errno);
 	close(FD_ERR);
+	/* Init has nothing to say on the job's streams; holding them would
+	 * delay the gateway's EOF until the namespaces are torn down. */
+	close(STDIN_FILENO);
+	close(STDOUT_FILENO);
+	close(STDERR_FILENO);
 	for (;;) {
 		int st;
 		pid_t p = waitpid(-1, &st, 0);
@@ -262,7 +267,7 @@ noreturn void cell_main(const struct cell_spec *s)
 	if (prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) != 1)
 		cell_fail("verify no_new_privs", EPERM);
 	close_all_but_stdio_and_reports();
-	rc = seccomp_policy_load(s->prof->network);
+	rc = seccomp_policy_install(s->seccomp);
 	if (rc < 0)
 		cell_fail("seccomp", rc);
 	run_init(s);

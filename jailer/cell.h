@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdnoreturn.h>
+#include <linux/filter.h>
 
 #include "ipc.h"
 #include "policy.h"
@@ -32,6 +33,7 @@ struct cell_spec {
 	size_t nreq_env; /* request environment, already checked against policy */
 	const char (*req_env)[IPC_MAX_ENV_LEN + 1];
 	bool new_netns;
+	const struct sock_fprog *seccomp; /* compiled once by the jailer */
 };
 
 /* Never returns. Exit codes of the cell process itself carry no meaning:

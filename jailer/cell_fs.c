@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
@@ -215,9 +216,11 @@ static int write_code(const struct cell_spec *spec, char *what, size_t whatlen)
 	int out = open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0444);
 	STEP("create code file", out);
 	size_t left = spec->code_size;
-	loff_t in_off = 0;
+	off_t in_off = 0;
 	while (left > 0) {
-		ssize_t n = copy_file_range(spec->code_fd, &in_off, out, NULL, left, 0);
+		/* sendfile, not copy_file_range: the kernel refuses the latter
+		 * between different filesystems (memfd -> tmpfs). */
+		ssize_t n = sendfile(out, spec->code_fd, &in_off, left);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {

@@ -107,9 +107,14 @@ int cg_read_u64(const char *dir, const char *file, uint64_t *v);
 /* Read "key value" lines (cpu.stat, memory.events, memory.stat). */
 int cg_read_keyed(const char *dir, const char *file, const char *key, uint64_t *v);
 
-/* ---- Added declarations (cgroup.c) ---- */
+/* ---- Added declarations ---- */
 
-/* v1 only, best effort, once at start when policy v1_favordynmods is set:
+/* Note on cg_root_init: on success `err` is either empty or holds a note worth
+ * logging (v1 without swap accounting, accepted because the host has no swap).
+ * cg_job_create rounds memory_bytes down to whole pages (what the kernel keeps),
+ * never below one page. */
+
+/* (cgroup_v1.c) v1 only, best effort, once at start when policy v1_favordynmods is set:
  * flip the kernel's per-threadgroup rwsem switch (perf-anchors §0) by
  * mounting and unmounting a throwaway named v1 hierarchy with
  * "favordynmods" inside a private mount namespace (a forked child).  The
@@ -138,8 +143,18 @@ int cg_path(char *out, size_t cap, const char *dir, const char *name);
 bool cg_file_exists(const char *dir, const char *file);
 bool cg_host_has_swap(void);
 /* SIGKILL every pid listed in dir/cgroup.procs; *found = how many were
- * listed (never the caller itself).  Returns 0 or -errno. */
+ * listed (the caller itself and pid 1 are never signalled).  0 or -errno. */
 int cg_kill_procs(const char *dir, size_t *found);
+/* cg_kill_procs on every dir, repeated with 1 ms pauses until all are empty
+ * (missing dirs count as empty); -EBUSY after ~200 rounds. */
+int cg_kill_until_empty(const char *const dirs[], size_t n);
+/* Call fn for each pid in dir/cgroup.procs (streamed, any length); a
+ * negative return from fn stops and is returned.  *count may be NULL. */
+int cg_for_each_proc(const char *dir, int (*fn)(pid_t pid, void *ctx), void *ctx, size_t *count);
+/* Is `controller` a word of a cgroup.controllers/subtree_control list? */
+bool cg_list_has_controller(const char *list, const char *controller);
+/* This process's cgroup path (see cg_parse_proc_cgroup). */
+int cg_own_cgroup(const char *controller, char *out, size_t cap);
 /* mkdir for a new job cgroup (calls the test hook); rmdir that retries
  * EBUSY briefly and treats ENOENT as done. */
 int cg_mkdir_job(const char *dir);
@@ -148,14 +163,12 @@ int cg_rmdir_job(const char *dir);
 bool cg_valid_job_name(const char *name);
 
 /* Backends: cgroup.c dispatches cg_job_* on root->version. */
-int cg_v1_root_init(struct cg_root *root, const char *fs_root, const char *override,
-		    char *err, size_t errlen);
-int cg_v2_root_init(struct cg_root *root, const char *fs_root, const char *override,
-		    char *err, size_t errlen);
-int cg_v1_job_create(struct cg_job *job, const struct ipc_limits *lim, char *err,
-		     size_t errlen);
-int cg_v2_job_create(struct cg_job *job, const struct ipc_limits *lim, char *err,
-		     size_t errlen);
+int cg_v1_root_init(struct cg_root *root, const char *fs_root, const char *override, char *err,
+		    size_t errlen);
+int cg_v2_root_init(struct cg_root *root, const char *fs_root, const char *override, char *err,
+		    size_t errlen);
+int cg_v1_job_create(struct cg_job *job, const struct ipc_limits *lim, char *err, size_t errlen);
+int cg_v2_job_create(struct cg_job *job, const struct ipc_limits *lim, char *err, size_t errlen);
 int cg_v1_job_attach(struct cg_job *job, pid_t pid);
 int cg_v2_job_attach(struct cg_job *job, pid_t pid);
 int cg_v1_job_cpu_ns(const struct cg_job *job, uint64_t *ns);

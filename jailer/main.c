@@ -21,6 +21,7 @@
 #include "fdutil.h"
 #include "log.h"
 #include "policy.h"
+#include "seccomp_policy.h"
 #include "server.h"
 
 static void usage(FILE *f)
@@ -166,9 +167,12 @@ int main(int argc, char **argv)
 	}
 
 	static struct cg_root cg;
+	err[0] = '\0';
 	rc = cg_root_init(&cg, pol.cgroup, "/sys/fs/cgroup", pol.cgroup_root, err, sizeof(err));
 	if (rc < 0)
 		fatal("cgroups: %s", err);
+	if (err[0])
+		log_info("cgroups: %s", err);
 	if (check) {
 		print_summary(&pol, &cg);
 		return 0;
@@ -183,7 +187,12 @@ int main(int argc, char **argv)
 	if (rc > 0)
 		log_info("removed %d stale job cgroup(s)", rc);
 
-	struct server_config cfg = {.pol = &pol, .cg = &cg, .listen_fd = -1, .conn_fd = -1};
+	static struct sock_fprog seccomp;
+	rc = seccomp_policy_compile(&seccomp);
+	if (rc < 0)
+		fatal("compiling the seccomp filter: %s", strerror(-rc));
+	struct server_config cfg = {
+		.pol = &pol, .cg = &cg, .seccomp = &seccomp, .listen_fd = -1, .conn_fd = -1};
 	if (conn_fd >= 0) {
 		struct ucred cred;
 		socklen_t len = sizeof(cred);

@@ -52,11 +52,13 @@ struct policy {
 	size_t nallow_uids, nallow_gids;
 	uid_t allow_uids[POLICY_MAX_ALLOWED_IDS];
 	gid_t allow_gids[POLICY_MAX_ALLOWED_IDS];
-	/* Outside uid/gid range: job slot i runs as uid_base + i, gid_base + i. */
+	/* Outside uid/gid range: job slot i maps the cell's setup root to
+	 * uid_base + 2i and the sandboxed program to uid_base + 2i + 1 (same
+	 * for gids), so no two concurrent jobs share an outside id. */
 	uid_t uid_base;
 	gid_t gid_base;
-	uint32_t uid_count; /* also the maximum number of concurrent jobs */
-	uint32_t max_jobs;  /* <= uid_count */
+	uint32_t uid_count; /* size of both ranges */
+	uint32_t max_jobs;  /* concurrent jobs, <= uid_count / 2 */
 	/* Inside the cell. */
 	uid_t sandbox_uid;
 	gid_t sandbox_gid;

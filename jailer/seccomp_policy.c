@@ -1,6 +1,11 @@
 #include "seccomp_policy.h"
 
 #include <errno.h>
+#include <linux/seccomp.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <linux/sched.h>
 #include <seccomp.h>
 #include <stddef.h>
@@ -106,11 +111,47 @@ static int restrict_socket_families(scmp_filter_ctx ctx)
 	return 0;
 }
 
-int seccomp_policy_load(bool network)
+/* libseccomp 2.5 can only export to an fd: go through a memfd. */
+static int export_program(scmp_filter_ctx ctx, struct sock_fprog *out)
 {
-	(void)network; /* the family list is the same either way; see header */
+	int fd = memfd_create("cellgate-seccomp", MFD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	int rc = seccomp_export_bpf(ctx, fd);
+	off_t size = rc < 0 ? 0 : lseek(fd, 0, SEEK_END);
+	if (rc >= 0 && (size <= 0 || size % (off_t)sizeof(struct sock_filter) != 0 ||
+			size / (off_t)sizeof(struct sock_filter) > BPF_MAXINSNS))
+		rc = -EINVAL;
+	struct sock_filter *insns = rc < 0 ? NULL : malloc((size_t)size);
+	if (rc >= 0 && !insns)
+		rc = -ENOMEM;
+	if (rc >= 0 && pread(fd, insns, (size_t)size, 0) != size)
+		rc = -EIO;
+	close(fd);
+	if (rc < 0) {
+		free(insns);
+		return rc;
+	}
+	out->filter = insns;
+	out->len = (unsigned short)(size / (off_t)sizeof(struct sock_filter));
+	return 0;
+}
+
+int seccomp_policy_install(const struct sock_fprog *prog)
+{
 	if (prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) != 1)
 		return -EPERM;
+	if (!prog->filter || prog->len == 0)
+		return -EINVAL;
+	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, prog) < 0)
+		return -errno;
+	if (prctl(PR_GET_SECCOMP, 0, 0, 0, 0) != SECCOMP_MODE_FILTER)
+		return -EPERM;
+	return 0;
+}
+
+int seccomp_policy_compile(struct sock_fprog *out)
+{
 	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
 	if (!ctx)
 		return -ENOMEM;
@@ -118,10 +159,6 @@ int seccomp_policy_load(bool network)
 	/* seccomp_init adds only the native arch; a syscall from any other ABI
 	 * (i386 via int 0x80, x32) hits the bad-arch action: kill the process. */
 	if ((rc = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS)) < 0)
-		goto out;
-	/* We set NO_NEW_PRIVS ourselves and check it; never let the library
-	 * paper over a failure. */
-	if ((rc = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 0)) < 0)
 		goto out;
 	if ((rc = deny_names(ctx, denied_eperm, sizeof(denied_eperm) / sizeof(denied_eperm[0]),
 			     EPERM)) < 0)
@@ -135,7 +172,7 @@ int seccomp_policy_load(bool network)
 		goto out;
 	if ((rc = restrict_socket_families(ctx)) < 0)
 		goto out;
-	rc = seccomp_load(ctx);
+	rc = export_program(ctx, out);
 out:
 	seccomp_release(ctx);
 	return rc < 0 ? rc : 0;

@@ -154,6 +154,7 @@ static void start_job(struct server *sv, int fd, struct ipc_msg *m)
 			.conn_fd = fd,
 			.run = run,
 			.slot = (unsigned)slot,
+			.seccomp = sv->cfg->seccomp,
 		};
 		supervisor_main(&args);
 	}

@@ -13,6 +13,7 @@
 struct server_config {
 	const struct policy *pol;
 	const struct cg_root *cg;
+	const struct sock_fprog *seccomp;
 	int listen_fd; /* a listening SOCK_SEQPACKET socket, or -1 */
 	int conn_fd;   /* --fd mode: one already connected socket, or -1 */
 };

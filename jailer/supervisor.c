@@ -44,6 +44,8 @@ struct sup {
 	int ctl;       /* our end of the control socketpair */
 	int err_rd;    /* setup failures from the cell */
 	int status_rd; /* the interpreter's wait status from init */
+	bool have_status;
+	int status;
 	struct timespec started;
 	enum verdict verdict;
 	char message[IPC_MAX_MESSAGE + 1];
@@ -237,8 +239,19 @@ static int arm_timer(int fd, uint64_t first_ms, uint64_t interval_ms)
 	return timerfd_settime(fd, 0, &its, NULL);
 }
 
-/* Wait for the cell's init to exit, for a limit, or for the gateway.  Returns
- * when init has exited (after we killed it if we had to). */
+static void read_status(struct sup *s)
+{
+	ssize_t n;
+	do
+		n = read(s->status_rd, &s->status, sizeof(s->status));
+	while (n < 0 && errno == EINTR);
+	s->have_status = n == (ssize_t)sizeof(s->status);
+}
+
+/* Wait until the program has ended: its status arrived from init, init
+ * exited (killed by the OOM killer or by us), a limit hit, or the gateway
+ * went away.  The wall time stops here; namespace teardown is not the
+ * program's time and is not waited for on the result's path. */
 static void wait_for_end(struct sup *s, uint64_t *wall_ms)
 {
 	int wall = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
@@ -253,20 +266,27 @@ static void wait_for_end(struct sup *s, uint64_t *wall_ms)
 	bool err_open = true, ctl_open = true, exited = false, killed = s->verdict != V_NONE;
 	*wall_ms = 0;
 	while (!exited) {
-		struct pollfd p[5] = {
+		struct pollfd p[6] = {
 			{.fd = s->pidfd, .events = POLLIN},
 			{.fd = wall, .events = POLLIN},
 			{.fd = cpu, .events = POLLIN},
 			{.fd = ctl_open ? s->ctl : -1, .events = POLLIN},
 			{.fd = err_open ? s->err_rd : -1, .events = POLLIN},
+			{.fd = killed ? -1 : s->status_rd, .events = POLLIN},
 		};
-		int n = poll(p, 5, -1);
+		int n = poll(p, 6, -1);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			set_verdict(s, V_INTERNAL, "poll failed");
 			kill_job(s);
 			killed = true;
+			break;
+		}
+		if (p[5].revents && !killed) {
+			read_status(s);
+			exited = true;
+			*wall_ms = ms_since(&s->started);
 			break;
 		}
 		if (p[0].revents) {
@@ -315,9 +335,14 @@ static void wait_for_end(struct sup *s, uint64_t *wall_ms)
 
 static void classify(struct sup *s, struct ipc_result *r, const struct cg_metrics *m)
 {
-	int st = 0;
-	ssize_t n = read(s->status_rd, &st, sizeof(st));
-	bool have = n == (ssize_t)sizeof(st);
+	if (!s->have_status && s->verdict == V_NONE) {
+		/* init exited: the status may still be in the pipe */
+		int fl = fcntl(s->status_rd, F_GETFL);
+		if (fl >= 0 && fcntl(s->status_rd, F_SETFL, fl | O_NONBLOCK) == 0)
+			read_status(s);
+	}
+	int st = s->status;
+	bool have = s->have_status;
 	r->exit_code = -1;
 	r->signal = 0;
 	r->oom_killed = m->oom_killed;
@@ -366,14 +391,13 @@ static void classify(struct sup *s, struct ipc_result *r, const struct cg_metric
 		r->status = IPC_ST_SIGNAL;
 }
 
-static void finish(struct sup *s, uint64_t wall_ms)
+/* Send the one RESULT.  Everything left of the job is already dying: init
+ * was SIGKILLed, and with it the whole pid namespace. */
+static void report(struct sup *s, uint64_t wall_ms)
 {
 	struct cg_metrics m = {0};
 	if (s->cg_made) {
-		int rc = cg_job_kill(&s->cg);
-		if (rc < 0)
-			log_errno(rc, "job %s: final kill", s->cg.name);
-		rc = cg_job_metrics(&s->cg, &m);
+		int rc = cg_job_metrics(&s->cg, &m);
 		if (rc < 0)
 			log_errno(rc, "job %s: reading metrics", s->cg.name);
 	}
@@ -390,6 +414,16 @@ static void finish(struct sup *s, uint64_t wall_ms)
 			log_errno(rc, "job %s: sending RESULT", s->cg.name);
 	}
 	close(s->ctl);
+}
+
+/* After the result: reap init, make sure nothing of the job survives, and
+ * remove its cgroup.  This is where the namespaces are torn down. */
+static void teardown(struct sup *s)
+{
+	siginfo_t si;
+	memset(&si, 0, sizeof(si));
+	while (waitid((idtype_t)P_PIDFD, (id_t)s->pidfd, &si, WEXITED) < 0 && errno == EINTR)
+		;
 	if (s->cg_made) {
 		int rc = cg_job_destroy(&s->cg);
 		if (rc < 0)
@@ -458,6 +492,7 @@ noreturn void supervisor_main(const struct supervisor_args *a)
 		.nreq_env = a->run->nenv,
 		.req_env = (const char(*)[IPC_MAX_ENV_LEN + 1])a->run->env,
 		.new_netns = !s.prof->network,
+		.seccomp = a->seccomp,
 	};
 	struct clone_args ca;
 	memset(&ca, 0, sizeof(ca));
@@ -519,10 +554,10 @@ noreturn void supervisor_main(const struct supervisor_args *a)
 	}
 	uint64_t wall_ms = 0;
 	wait_for_end(&s, &wall_ms);
-	siginfo_t si;
-	memset(&si, 0, sizeof(si));
-	while (waitid((idtype_t)P_PIDFD, (id_t)s.pidfd, &si, WEXITED) < 0 && errno == EINTR)
-		;
-	finish(&s, wall_ms);
+	/* Whatever ended it, nothing of the job may run on: killing init
+	 * takes down its pid namespace as a whole. */
+	syscall(SYS_pidfd_send_signal, s.pidfd, SIGKILL, NULL, 0);
+	report(&s, wall_ms);
+	teardown(&s);
 	_exit(0);
 }

@@ -18,6 +18,7 @@ struct supervisor_args {
 	int conn_fd;         /* the gateway connection RUN came on */
 	struct ipc_run *run; /* decoded; owns code_fd / stdin_fd */
 	unsigned slot;       /* job slot: outside ids and cgroup name */
+	const struct sock_fprog *seccomp;
 };
 
 /* The job cgroup's name for a job id and slot (the main loop uses it to
