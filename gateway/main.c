@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "exec_backend.h"
 #include "jailer_client.h"
@@ -29,9 +30,30 @@ static void usage(FILE *f)
 		"  --verbose        debug logging on stderr\n");
 }
 
+/* epoll refuses regular files, so `cellgate --stdio <requests >replies`
+ * would fail; poll(2) treats them as always ready, which is right. */
+static struct event_base *stdio_event_base(void)
+{
+	bool regular = false;
+	for (int fd = 0; fd < 2; fd++) {
+		struct stat st;
+		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+			regular = true;
+	}
+	if (!regular)
+		return event_base_new();
+	struct event_config *c = event_config_new();
+	if (!c)
+		return NULL;
+	event_config_avoid_method(c, "epoll");
+	struct event_base *base = event_base_new_with_config(c);
+	event_config_free(c);
+	return base;
+}
+
 static int serve_stdio(const char *sock, const char *helper)
 {
-	struct event_base *base = event_base_new();
+	struct event_base *base = stdio_event_base();
 	if (!base)
 		return 1;
 	char err[512];

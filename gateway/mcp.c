@@ -6,6 +6,7 @@
  * writes to stdout.
  */
 #include "mcp.h"
+#include "render.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -70,6 +71,9 @@ struct mcp_session {
 	void *send_arg;
 	enum session_state state;
 	enum mcp_version version;
+	/* The request being handled had a \u0000 in a string, which cJSON
+	 * cuts short: tools/call answers with a tool error, the rest -32602. */
+	bool nul_in_request;
 	size_t log_level; /* index into log_levels; kept, we emit no log messages */
 	struct mcp_call *calls;
 	size_t ncalls;
@@ -365,6 +369,20 @@ static void do_tools_call(struct mcp_session *s, const struct jsonrpc_msg *m,
 			    "params.arguments must be an object");
 		return;
 	}
+	if (s->nul_in_request) {
+		/* A bad argument, not a bad request: tell the model what to fix
+		 * rather than running code or input cut short at the NUL. */
+		cJSON *res = render_tool_error(
+			"arguments must not contain NUL characters (\\u0000); remove them from "
+			"code and stdin (Python and JavaScript source cannot contain NUL; send "
+			"binary input another way)");
+		if (res)
+			reply_result(s, batch, m->id, res);
+		else
+			reply_error(s, batch, m->id, JSONRPC_INTERNAL_ERROR,
+				    "internal error: out of memory");
+		return;
+	}
 	if (call_in_flight(s, m->id)) {
 		reply_error(s, batch, m->id, JSONRPC_INVALID_REQUEST,
 			    "invalid request: a request with this id is still running");
@@ -526,13 +544,15 @@ static void handle_one(struct mcp_session *s, const cJSON *item, bool nul_escape
 		handle_notification(s, &m);
 		return;
 	case JSONRPC_REQUEST:
-		if (nul_escape) {
+		if (nul_escape && strcmp(m.method, "tools/call") != 0) {
 			/* cJSON would hand us the string cut at the NUL. */
 			reply_error(s, batch, m.id, JSONRPC_INVALID_PARAMS,
 				    "strings containing \\u0000 are not supported");
 			return;
 		}
+		s->nul_in_request = nul_escape;
 		handle_request(s, &m, batch);
+		s->nul_in_request = false;
 		return;
 	}
 }

@@ -7,7 +7,6 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "log.h"
@@ -138,11 +137,6 @@ int stdio_serve(struct event_base *base, const struct mcp_config *cfg,
 		struct exec_backend *backend)
 {
 	struct stdio_transport t = {.base = base};
-	struct stat st;
-	if (fstat(STDIN_FILENO, &st) == 0 && S_ISREG(st.st_mode)) {
-		gw_log(GW_LOG_ERROR, "--stdio needs a pipe or socket on stdin, not a file");
-		return 2;
-	}
 	signal(SIGPIPE, SIG_IGN);
 	if (evutil_make_socket_nonblocking(STDIN_FILENO) < 0 ||
 	    evutil_make_socket_nonblocking(STDOUT_FILENO) < 0) {

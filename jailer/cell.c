@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "cell_fs.h"
+#include "proctitle.h"
 #include "seccomp_policy.h"
 
 /* Fixed fd numbers once the cell has rearranged its descriptors. */
@@ -237,6 +238,8 @@ static noreturn void run_init(const struct cell_spec *s)
 noreturn void cell_main(const struct cell_spec *s)
 {
 	err_fd = s->err_wr;
+	/* Before anything of the job can run and read /proc/1/cmdline. */
+	proctitle_set("cellgate-init");
 	wait_for_release(s->sync_rd);
 	become_ns_root();
 	/* The cgroup namespace is rooted at the job's cgroup, which we are in

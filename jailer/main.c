@@ -21,6 +21,7 @@
 #include "fdutil.h"
 #include "log.h"
 #include "policy.h"
+#include "proctitle.h"
 #include "seccomp_policy.h"
 #include "server.h"
 
@@ -99,6 +100,7 @@ int main(int argc, char **argv)
 	 * were started; never re-derived later (bubblewrap CVE-2020-5291). */
 	const bool setuid_mode = getuid() != geteuid();
 	const uid_t caller = getuid();
+	proctitle_init(argc, argv);
 	if (setuid_mode)
 		setuid_hardening();
 

@@ -31,7 +31,7 @@
 #define SEND_TIMEOUT_MS 5000
 
 /* What ended the job, when it was not the job itself. */
-enum verdict { V_NONE = 0, V_TIMEOUT, V_CANCELLED, V_OUTPUT_LIMIT, V_INTERNAL, V_GATEWAY_GONE };
+enum verdict { V_NONE = 0, V_TIMEOUT, V_MEMORY, V_CANCELLED, V_OUTPUT_LIMIT, V_INTERNAL, V_GATEWAY_GONE };
 
 struct sup {
 	const struct supervisor_args *a;
@@ -228,6 +228,15 @@ static bool cpu_exceeded(struct sup *s)
 	return ns / 1000000 >= s->lim.cpu_ms;
 }
 
+/* An OOM kill anywhere in the job ends the whole job, as memory.oom.group
+ * does on v2: a job that lost a process to the OOM killer has not run as
+ * written.  On v1 there is no group kill, so the supervisor does it. */
+static bool oom_fired(struct sup *s)
+{
+	bool fired = false;
+	return cg_job_oom_fired(&s->cg, &fired) == 0 && fired;
+}
+
 static int arm_timer(int fd, uint64_t first_ms, uint64_t interval_ms)
 {
 	struct itimerspec its = {
@@ -301,8 +310,12 @@ static void wait_for_end(struct sup *s, uint64_t *wall_ms)
 		}
 		if (p[2].revents) {
 			uint64_t x;
-			if (read(cpu, &x, sizeof(x)) > 0 && cpu_exceeded(s))
-				set_verdict(s, V_TIMEOUT, NULL);
+			if (read(cpu, &x, sizeof(x)) > 0) {
+				if (cpu_exceeded(s))
+					set_verdict(s, V_TIMEOUT, NULL);
+				else if (oom_fired(s))
+					set_verdict(s, V_MEMORY, NULL);
+			}
 		}
 		if (p[3].revents)
 			read_control(s, &ctl_open);
@@ -351,6 +364,10 @@ static void classify(struct sup *s, struct ipc_result *r, const struct cg_metric
 		r->status = IPC_ST_TIMEOUT;
 		r->signal = SIGKILL;
 		return;
+	case V_MEMORY:
+		r->status = IPC_ST_MEMORY;
+		r->signal = SIGKILL;
+		return;
 	case V_CANCELLED:
 		r->status = IPC_ST_CANCELLED;
 		r->signal = SIGKILL;
@@ -375,6 +392,13 @@ static void classify(struct sup *s, struct ipc_result *r, const struct cg_metric
 			snprintf(r->message, sizeof(r->message), "the cell ended without a status");
 		return;
 	}
+	if (m->oom_killed) {
+		/* The program ended before the poll saw the OOM kill. */
+		r->status = IPC_ST_MEMORY;
+		r->signal = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
+		r->exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+		return;
+	}
 	if (WIFEXITED(st)) {
 		r->exit_code = WEXITSTATUS(st);
 		r->status = r->exit_code == 0 ? IPC_ST_OK : IPC_ST_EXIT;
@@ -383,8 +407,6 @@ static void classify(struct sup *s, struct ipc_result *r, const struct cg_metric
 	r->signal = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
 	if (r->signal == SIGSYS)
 		r->status = IPC_ST_SECCOMP;
-	else if (r->signal == SIGKILL && m->oom_killed)
-		r->status = IPC_ST_MEMORY;
 	else if (r->signal == SIGXCPU)
 		r->status = IPC_ST_TIMEOUT;
 	else
