@@ -171,6 +171,10 @@ static void on_control(evutil_socket_t fd, short what, void *arg)
 	if (rc < 0 || m.type != IPC_RESULT) {
 		if (rc == 0)
 			ipc_close_fds(&m);
+		gw_log(GW_LOG_WARN, "job %016llx: control socket: %s", (unsigned long long)j->id,
+		       rc == 0 ? "unexpected message type"
+		       : rc == -EBADMSG ? ipc_decode_strerror(derr)
+					: strerror(-rc));
 		j->o.result.status = IPC_ST_INTERNAL;
 		j->o.result.exit_code = -1;
 		snprintf(j->o.result.message, sizeof(j->o.result.message),

@@ -719,3 +719,21 @@ int cg_job_destroy(struct cg_job *job)
 {
 	DISPATCH(job, cg_v1_job_destroy(job), cg_v2_job_destroy(job));
 }
+
+int cg_set_limit(const char *dir, const char *file, const char *value, char *err, size_t errlen)
+{
+	int r = cg_write_verify(dir, file, value, NULL);
+
+	if (r < 0)
+		snprintf(err, errlen, "%s/%s = %s: %s", dir, file, value,
+			 r == -EIO ? "read-back mismatch" : strerror(-r));
+	return r;
+}
+
+uint64_t cg_memory_in_pages(uint64_t bytes)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	uint64_t rounded = bytes / page * page;
+
+	return rounded ? rounded : page;
+}

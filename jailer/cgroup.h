@@ -104,6 +104,11 @@ int cg_write_file(const char *dir, const char *file, const char *value);
 int cg_write_verify(const char *dir, const char *file, const char *value, const char *expect);
 int cg_read_file(const char *dir, const char *file, char *buf, size_t cap);
 int cg_read_u64(const char *dir, const char *file, uint64_t *v);
+/* cg_write_verify with a message "dir/file = value: why" in err. */
+int cg_set_limit(const char *dir, const char *file, const char *value, char *err, size_t errlen);
+/* The kernel keeps memory limits in whole pages: the value it will read
+ * back for `bytes` (at least one page). */
+uint64_t cg_memory_in_pages(uint64_t bytes);
 /* Read "key value" lines (cpu.stat, memory.events, memory.stat). */
 int cg_read_keyed(const char *dir, const char *file, const char *key, uint64_t *v);
 

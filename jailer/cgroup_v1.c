@@ -180,33 +180,19 @@ static size_t job_dirs(const struct cg_job *job, char paths[4][JOB_PATH_MAX])
 	return k;
 }
 
-static int set_limit(const char *dir, const char *file, const char *value, char *err, size_t errlen)
-{
-	int r = cg_write_verify(dir, file, value, NULL);
-
-	if (r < 0)
-		snprintf(err, errlen, "%s/%s = %s: %s", dir, file, value,
-			 r == -EIO ? "read-back mismatch" : strerror(-r));
-	return r;
-}
-
 static int set_memory(const char *mem, const struct ipc_limits *lim, char *err, size_t errlen)
 {
 	char val[32];
-	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), bytes, flag;
+	uint64_t flag;
 	int r;
 
-	/* The kernel stores whole pages: write what it will read back. */
-	bytes = lim->memory_bytes / page * page;
-	if (bytes == 0)
-		bytes = page;
-	snprintf(val, sizeof(val), "%llu", (unsigned long long)bytes);
-	r = set_limit(mem, "memory.limit_in_bytes", val, err, errlen);
+	snprintf(val, sizeof(val), "%llu", (unsigned long long)cg_memory_in_pages(lim->memory_bytes));
+	r = cg_set_limit(mem, "memory.limit_in_bytes", val, err, errlen);
 	if (r < 0)
 		return r;
 	/* memory+swap == memory: the job cannot swap. */
 	if (cg_file_exists(mem, "memory.memsw.limit_in_bytes")) {
-		r = set_limit(mem, "memory.memsw.limit_in_bytes", val, err, errlen);
+		r = cg_set_limit(mem, "memory.memsw.limit_in_bytes", val, err, errlen);
 		if (r < 0)
 			return r;
 	} else if (cg_host_has_swap()) {
@@ -267,13 +253,13 @@ int cg_v1_job_create(struct cg_job *job, const struct ipc_limits *lim, char *err
 	if (r < 0)
 		goto fail;
 	snprintf(val, sizeof(val), "%llu", (unsigned long long)lim->pids);
-	r = set_limit(pids, "pids.max", val, err, errlen);
+	r = cg_set_limit(pids, "pids.max", val, err, errlen);
 	if (r < 0)
 		goto fail;
-	r = set_limit(cpu, "cpu.cfs_period_us", CFS_PERIOD_US, err, errlen);
+	r = cg_set_limit(cpu, "cpu.cfs_period_us", CFS_PERIOD_US, err, errlen);
 	if (r < 0)
 		goto fail;
-	r = set_limit(cpu, "cpu.cfs_quota_us", CFS_QUOTA_US, err, errlen);
+	r = cg_set_limit(cpu, "cpu.cfs_quota_us", CFS_QUOTA_US, err, errlen);
 	if (r < 0)
 		goto fail;
 	r = cg_read_u64(acct, "cpuacct.usage", &job->cpu_base_ns);

@@ -193,32 +193,17 @@ int cg_v2_root_init(struct cg_root *root, const char *fs_root, const char *overr
 	return 0;
 }
 
-static int set_limit(const char *dir, const char *file, const char *value, char *err, size_t errlen)
-{
-	int r = cg_write_verify(dir, file, value, NULL);
-
-	if (r < 0)
-		snprintf(err, errlen, "%s/%s = %s: %s", dir, file, value,
-			 r == -EIO ? "read-back mismatch" : strerror(-r));
-	return r;
-}
-
 static int write_limits(const char *dir, const struct ipc_limits *lim, char *err, size_t errlen)
 {
-	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), bytes;
 	char val[32];
 	int r;
 
-	/* memory.max is kept in whole pages: write what it will read back. */
-	bytes = lim->memory_bytes / page * page;
-	if (bytes == 0)
-		bytes = page;
-	snprintf(val, sizeof(val), "%llu", (unsigned long long)bytes);
-	r = set_limit(dir, "memory.max", val, err, errlen);
+	snprintf(val, sizeof(val), "%llu", (unsigned long long)cg_memory_in_pages(lim->memory_bytes));
+	r = cg_set_limit(dir, "memory.max", val, err, errlen);
 	if (r < 0)
 		return r;
 	if (cg_file_exists(dir, "memory.swap.max")) {
-		r = set_limit(dir, "memory.swap.max", "0", err, errlen);
+		r = cg_set_limit(dir, "memory.swap.max", "0", err, errlen);
 		if (r < 0)
 			return r;
 	} else if (cg_host_has_swap()) {
@@ -229,17 +214,17 @@ static int write_limits(const char *dir, const struct ipc_limits *lim, char *err
 		return -EOPNOTSUPP;
 	}
 	/* One OOM kill takes the whole job, never a lone helper process. */
-	r = set_limit(dir, "memory.oom.group", "1", err, errlen);
+	r = cg_set_limit(dir, "memory.oom.group", "1", err, errlen);
 	if (r < 0)
 		return r;
 	snprintf(val, sizeof(val), "%llu", (unsigned long long)lim->pids);
-	r = set_limit(dir, "pids.max", val, err, errlen);
+	r = cg_set_limit(dir, "pids.max", val, err, errlen);
 	if (r < 0)
 		return r;
 	/* cpu is optional in the parent (cg_v2_prepare_parent): without it the
 	 * CPU-time limit still holds through cpu.stat, only the quota is lost. */
 	if (cg_file_exists(dir, "cpu.max"))
-		r = set_limit(dir, "cpu.max", CPU_MAX, err, errlen);
+		r = cg_set_limit(dir, "cpu.max", CPU_MAX, err, errlen);
 	return r;
 }
 

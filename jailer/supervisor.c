@@ -208,6 +208,11 @@ static void read_control(struct sup *s, bool *closed)
 	if (rc < 0 || m.type != IPC_CANCEL) {
 		if (rc == 0)
 			ipc_close_fds(&m);
+		if (rc != -ECONNRESET)
+			log_warn("job %s: control socket: %s", s->cg.name,
+				 rc == 0 ? "unexpected message type"
+				 : rc == -EBADMSG ? ipc_decode_strerror(derr)
+						  : strerror(-rc));
 		/* The gateway went away (or spoke nonsense): nobody will read
 		 * a result, so the job must not outlive it. */
 		set_verdict(s, V_GATEWAY_GONE, NULL);
