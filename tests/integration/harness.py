@@ -750,7 +750,7 @@ class Ctx:
                 stop_process(self.jailer.proc, signal.SIGKILL)
             problems.extend(remove_cgroup_parents(self.tag))
             problems.extend(sanitizer_reports(self.tmpdir))
-            if not problems and not os.environ.get("CELLGATE_TEST_KEEP"):
+            if test_passed and not problems and not os.environ.get("CELLGATE_TEST_KEEP"):
                 _rmtree(self.tmpdir)
         return problems
 

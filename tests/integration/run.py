@@ -96,9 +96,15 @@ def run_test(name, fn, followup, tag):
             outcome, reason = "FAIL", msg
         reason += " (logs kept in %s)" % ctx.tmpdir
     elif outcome == "FAIL":
-        log = harness.tail(ctx.jailer.log, 4)
-        if log:
-            reason += " (jailer log: %s)" % log
+        reason += " (logs kept in %s)" % ctx.tmpdir
+    if outcome == "FAIL":
+        # What the jailer and the gateways said, so a failure in CI can be
+        # understood from its output alone.
+        for fname in sorted(os.listdir(ctx.tmpdir)) if os.path.isdir(ctx.tmpdir) else []:
+            if fname.endswith(".log"):
+                lines = harness.tail(os.path.join(ctx.tmpdir, fname), 12)
+                if lines:
+                    reason += "\n  | %s: %s" % (fname, lines)
     return outcome, reason
 
 
