@@ -11,8 +11,10 @@
 
 #include "exec_backend.h"
 
-/* Largest single JSON-RPC message the gateway accepts (a line on stdio). */
-#define MCP_MAX_MESSAGE_BYTES (4u * 1024u * 1024u)
+/* Largest single JSON-RPC message the gateway accepts (a line on stdio).
+ * Room for 1 MiB of code and 1 MiB of stdin even if every byte arrives as a
+ * six-byte \u escape. */
+#define MCP_MAX_MESSAGE_BYTES (16u * 1024u * 1024u)
 
 struct mcp_session;
 

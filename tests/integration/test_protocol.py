@@ -157,10 +157,10 @@ def test_string_and_large_ids_echoed(ctx):
 
 def test_oversized_line_rejected(ctx):
     c = ctx.client()
-    big = '{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"%s"}}\n' % ("x" * (5 << 20))
+    big = '{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"%s"}}\n' % ("x" * (17 << 20))
     c.send_raw(big)
     msg = c.recv(20)
-    expect_error(msg, INVALID_REQUEST, "a 5 MiB line")
+    expect_error(msg, INVALID_REQUEST, "a 17 MiB line")
     eq(c.result("ping"), {}, "ping after an oversized line")
 
 
