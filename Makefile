@@ -87,7 +87,7 @@ asan:
 	$(MAKE) BUILD=build-asan OPT='-O1 -g -fno-omit-frame-pointer' \
 		HARDEN='-fPIE' SAN='-fsanitize=address,undefined -fno-sanitize-recover=undefined' check
 
-DEB_PKGS := build-essential pkg-config clang libevent-dev libcjson-dev libcap-ng-dev \
+DEB_PKGS := build-essential pkg-config clang bubblewrap libevent-dev libcjson-dev libcap-ng-dev \
 	libseccomp-dev libsystemd-dev libcmocka-dev python3 util-linux procps
 # node and npm only when absent: a host with NodeSource's nodejs (which
 # bundles npm) must not have Debian's npm forced onto it.

@@ -10,6 +10,8 @@
  *   mcp     one `tools/call execute` line to `cellgate --stdio` (connected
  *           to the same jailer), timed from write to the response line.
  * With --node, `console.log(1)` runs bare and through the jailer as well.
+ * When /usr/bin/bwrap exists, bubblewrap (the anchor's command line) runs
+ * print(1) in the same rounds, for the side-by-side comparison.
  *
  * It prints figures and never judges them: exit 1 only when a run fails
  * functionally (wrong output, refused job, dead child), 0 otherwise.
@@ -264,12 +266,10 @@ static void expect_output(const struct capture *c, const char *want, const char 
 
 /* ---- (a) bare ---- */
 
-static double run_bare(const char *interp, const char *flag, const char *code, const char *want,
-		       const char *what)
+static double run_argv(char *const argv[], const char *want, const char *what)
 {
 	struct capture out = {.len = 0};
 	int p[2], status;
-	char *argv[] = {(char *)interp, (char *)flag, (char *)code, NULL};
 
 	double t0 = now_ms();
 	if (pipe2(p, O_CLOEXEC) < 0)
@@ -287,6 +287,26 @@ static double run_bare(const char *interp, const char *flag, const char *code, c
 		fail("%s: exited with status 0x%x", what, (unsigned)status);
 	expect_output(&out, want, what);
 	return t1 - t0;
+}
+
+static double run_bare(const char *interp, const char *flag, const char *code, const char *want,
+		       const char *what)
+{
+	char *argv[] = {(char *)interp, (char *)flag, (char *)code, NULL};
+	return run_argv(argv, want, what);
+}
+
+/* The reference the issue measures us against: bubblewrap with every
+ * namespace and a minimal tree, as in shared/reference/perf-anchors.md §2.
+ * It sets no cgroup, rlimit or seccomp limits, so it does less than a cell. */
+#define BWRAP "/usr/bin/bwrap"
+static double run_bwrap(const char *what)
+{
+	char *argv[] = {BWRAP, "--unshare-all", "--die-with-parent", "--ro-bind", "/usr", "/usr",
+			"--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64",
+			"--symlink", "usr/bin", "/bin", "--proc", "/proc", "--dev", "/dev",
+			"--tmpfs", "/tmp", "--", PYTHON, "-c", "print(1)", NULL};
+	return run_argv(argv, "1\n", what);
 }
 
 /* ---- (b) jailer direct ---- */
@@ -627,7 +647,7 @@ static long parse_count(const char *s, const char *opt, long min)
 	return v;
 }
 
-enum path { P_BARE, P_JAILER, P_MCP, P_NODE_BARE, P_NODE_JAILER, P_COUNT };
+enum path { P_BARE, P_BWRAP, P_JAILER, P_MCP, P_NODE_BARE, P_NODE_JAILER, P_COUNT };
 
 int main(int argc, char **argv)
 {
@@ -678,13 +698,15 @@ int main(int argc, char **argv)
 
 	bool on[P_COUNT] = {
 	    [P_BARE] = true,
+	    [P_BWRAP] = access(BWRAP, X_OK) == 0,
 	    [P_JAILER] = !bare_only,
 	    [P_MCP] = !bare_only,
 	    [P_NODE_BARE] = node,
 	    [P_NODE_JAILER] = node && !bare_only,
 	};
 	static const char *const names[P_COUNT] = {
-	    [P_BARE] = "python bare",	     [P_JAILER] = "python jailer",
+	    [P_BARE] = "python bare",	     [P_BWRAP] = "python bwrap",
+	    [P_JAILER] = "python jailer",
 	    [P_MCP] = "python mcp-stdio",    [P_NODE_BARE] = "node bare",
 	    [P_NODE_JAILER] = "node jailer",
 	};
@@ -706,6 +728,8 @@ int main(int argc, char **argv)
 		double t[P_COUNT];
 		if (on[P_BARE])
 			t[P_BARE] = run_bare(PYTHON, "-c", "print(1)", "1\n", names[P_BARE]);
+		if (on[P_BWRAP])
+			t[P_BWRAP] = run_bwrap(names[P_BWRAP]);
 		if (on[P_JAILER])
 			t[P_JAILER] = run_jailer("python", "print(1)\n", "1\n", names[P_JAILER]);
 		if (on[P_MCP])
@@ -740,7 +764,11 @@ int main(int argc, char **argv)
 		printf("ratio mcp/jailer p50 = %.2f\n", mcp / jl);
 		printf("jailer_minus_bare_p50_ms = %.2f\n", jl - bare);
 		printf("mcp_minus_jailer_p50_ms = %.2f\n", mcp - jl);
+		if (on[P_BWRAP])
+			printf("ratio jailer/bwrap p50 = %.2f\n", jl / pct(&s[P_BWRAP], 50));
 	}
+	if (on[P_BWRAP])
+		printf("ratio bwrap/bare p50 = %.2f\n", pct(&s[P_BWRAP], 50) / bare);
 	if (on[P_NODE_JAILER])
 		printf("ratio node_jailer/node_bare p50 = %.2f\n",
 		       pct(&s[P_NODE_JAILER], 50) / pct(&s[P_NODE_BARE], 50));

@@ -200,7 +200,10 @@ static noreturn void run_init(const struct cell_spec *s)
 	build_exec(s, argv, sizeof(argv) / sizeof(argv[0]), envp, sizeof(envp) / sizeof(envp[0]),
 		   code_path, sizeof(code_path));
 
-	pid_t child = fork();
+	/* vfork: init is a copy of the whole jailer and the child only execs,
+	 * so sharing memory until exec saves copying it (~0.15 ms a job).  The
+	 * child calls nothing but prctl, execve and, on failure, write/_exit. */
+	pid_t child = vfork();
 	if (child < 0)
 		cell_fail("fork interpreter", errno);
 	if (child == 0) {

@@ -126,3 +126,22 @@ def test_many_jobs_in_sequence(ctx):
         eq((sc["status"], sc["stdout"]), ("ok", "%d\n" % i), "job %d" % i)
         ids.add(sc["execution_id"])
     eq(len(ids), 20, "distinct execution_ids")
+
+
+def test_jobs_do_not_share_loopback(ctx):
+    # Each job has its own network namespace (fresh, or prepared ahead and
+    # used once): a port one job listens on is not reachable from another.
+    c = ctx.client()
+    server = ("import socket, time\ns = socket.socket()\n"
+              "s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)\n"
+              "s.bind(('127.0.0.1', 47011)); s.listen()\nprint('listening', flush=True)\n"
+              "time.sleep(3)")
+    client = ("import socket, time\ntime.sleep(0.8)\n"
+              "try:\n    socket.create_connection(('127.0.0.1', 47011), timeout=1)\n"
+              "    print('connected')\nexcept OSError as e:\n    print(type(e).__name__)")
+    ids = [c.start_execute(server), c.start_execute(client), c.start_execute(client)]
+    results = [c.finish_execute(i, 30)[1] for i in ids]
+    eq(results[0]["stdout"], "listening\n", "the listening job")
+    for sc in results[1:]:
+        eq(sc["status"], "ok", "the connecting job")
+        eq(sc["stdout"], "ConnectionRefusedError\n", "another job's loopback port")
