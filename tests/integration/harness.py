@@ -21,6 +21,7 @@ Stdlib only.
 import json
 import os
 import select
+import shutil
 import signal
 import socket
 import subprocess
@@ -300,11 +301,20 @@ class Jailer:
             f.write(make_policy(self.tag, extra_global))
         self.proc = None
 
-    def start(self, detach=False):
+    def start(self, detach=False, socket_activated=False):
         if not os.access(JAILER_BIN, os.X_OK):
             raise Skip("%s not built" % JAILER_BIN)
+        cmd = [JAILER_BIN, "--listen", self.sock, "--policy", self.policy]
+        if socket_activated:
+            # systemd's own tool binds the socket and execs the jailer with
+            # it as fd 3 (LISTEN_FDS=1) on the first connection, exactly as
+            # cellgate-jailer.socket would.
+            if not shutil.which("systemd-socket-activate"):
+                raise Skip("systemd-socket-activate not installed")
+            cmd = ["systemd-socket-activate", "--seqpacket", "-l", self.sock,
+                   JAILER_BIN, "--policy", self.policy]
         logf = open(self.log, "ab")
-        self.proc = subprocess.Popen([JAILER_BIN, "--listen", self.sock, "--policy", self.policy],
+        self.proc = subprocess.Popen(cmd,
                                      stdin=subprocess.DEVNULL, stdout=logf, stderr=logf,
                                      start_new_session=True, close_fds=True)
         logf.close()
@@ -646,10 +656,10 @@ class Ctx:
     def sock(self):
         return self.jailer.sock
 
-    def start(self):
+    def start(self, socket_activated=False):
         if not os.access(GATEWAY_BIN, os.X_OK):
             raise Skip("%s not built" % GATEWAY_BIN)
-        self.jailer.start()
+        self.jailer.start(socket_activated=socket_activated)
         return self
 
     def gateway(self, extra_args=()):

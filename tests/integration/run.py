@@ -9,7 +9,8 @@ file order; a test is named "<module>.<NAME>" (module without "test_").
 -k selects tests whose name contains PATTERN (repeatable: any matches).
 A module may set FOLLOWUP = True: after each of its tests a fresh gateway
 must still run print(1).  A function may set `.timeout` (seconds, default
-60).  Prints `ok NAME`, `FAIL NAME: reason` or `skip NAME: reason` per test
+60) and `.socket_activated = True` (the jailer is started the way
+systemd's cellgate-jailer.socket would start it).  Prints `ok NAME`, `FAIL NAME: reason` or `skip NAME: reason` per test
 and, last, `RESULT passed=N failed=N skipped=N`; exits 0 iff none failed.
 Must run as root (the jailer needs it).
 """
@@ -60,7 +61,7 @@ def run_test(name, fn, followup, tag):
     outcome, reason = "ok", ""
     signal.alarm(getattr(fn, "timeout", DEFAULT_TIMEOUT_S))
     try:
-        ctx.start()
+        ctx.start(socket_activated=getattr(fn, "socket_activated", False))
         fn(ctx)
     except harness.Skip as e:
         outcome, reason = "skip", str(e)
