@@ -58,7 +58,7 @@ static int connect_path(const char *path, char *err, size_t errlen)
 
 /* The setuid helper: it gets one end of a socketpair as fd 3 and serves
  * only us; it exits when we close our end. */
-static int spawn_helper(const char *helper, pid_t *pid_out, char *err, size_t errlen)
+static int spawn_helper(const char *helper, pid_t *pid_out)
 {
 	int sv[2];
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
@@ -75,7 +75,7 @@ static int spawn_helper(const char *helper, pid_t *pid_out, char *err, size_t er
 			_exit(127);
 		char *const argv[] = {(char *)"cellgate-jailer", (char *)"--fd", (char *)"3", NULL};
 		char *const envp[] = {NULL};
-		/* Keep 0 (not our MCP stdin: the helper never reads it) off: */
+		/* Our stdin and stdout carry MCP; the helper must not touch them. */
 		int devnull = open("/dev/null", O_RDWR);
 		if (devnull >= 0) {
 			dup2(devnull, 0);
@@ -86,8 +86,6 @@ static int spawn_helper(const char *helper, pid_t *pid_out, char *err, size_t er
 	}
 	close(sv[1]);
 	*pid_out = pid;
-	(void)err;
-	(void)errlen;
 	return sv[0];
 }
 
@@ -244,7 +242,7 @@ struct jailer_client *jailer_client_connect(struct event_base *base, const char 
 		snprintf(jc->socket_path, sizeof(jc->socket_path), "%s", socket_path);
 		fd = connect_path(socket_path, err, errlen);
 	} else {
-		fd = spawn_helper(helper_path, &jc->helper, err, errlen);
+		fd = spawn_helper(helper_path, &jc->helper);
 		if (fd < 0)
 			snprintf(err, errlen, "cannot start the jailer helper %s: %s", helper_path,
 				 strerror(-fd));

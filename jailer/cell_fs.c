@@ -238,7 +238,6 @@ static int write_code(const struct cell_spec *spec, char *what, size_t whatlen)
 int cell_fs_build(const struct cell_spec *spec, char *what, size_t whatlen)
 {
 	const struct policy_profile *prof = spec->prof;
-	char p[PATH_MAX];
 
 	/* Nothing we mount may propagate back to the host. */
 	STEP("make mounts private", mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL));
@@ -262,11 +261,9 @@ int cell_fs_build(const struct cell_spec *spec, char *what, size_t whatlen)
 	if (rc < 0)
 		return rc;
 	STEP("mkdir /tmp", mkdir_p(NEWROOT CELL_WORK_DIR, 01777));
-	char mode[16];
-	snprintf(mode, sizeof(mode), "1777");
-	STEP("tmpfs /tmp", mount_tmpfs(NEWROOT CELL_WORK_DIR, spec->lim.tmpfs_bytes, mode, 0));
+	STEP("tmpfs /tmp", mount_tmpfs(NEWROOT CELL_WORK_DIR, spec->lim.tmpfs_bytes, "1777", 0));
 	STEP("tmpfs /dev/shm",
-	     mount_tmpfs(NEWROOT "/dev/shm", spec->lim.tmpfs_bytes, mode, MS_NOEXEC));
+	     mount_tmpfs(NEWROOT "/dev/shm", spec->lim.tmpfs_bytes, "1777", MS_NOEXEC));
 	/* /dev's own tmpfs never changes after this. */
 	STEP("remount /dev read-only",
 	     mount(NULL, NEWROOT "/dev", NULL,
@@ -287,6 +284,5 @@ int cell_fs_build(const struct cell_spec *spec, char *what, size_t whatlen)
 	STEP("remount root read-only",
 	     mount(NULL, "/", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV,
 		   NULL));
-	(void)p;
 	return 0;
 }
