@@ -250,6 +250,16 @@ struct jailer_client *jailer_client_connect(struct event_base *base, const char 
 	if (fd < 0 || attach(jc, fd, err, errlen) < 0) {
 		if (fd >= 0)
 			close(fd);
+		if (fd >= 0 && !socket_path) {
+			/* The usual cause: not installed, or not setuid root. */
+			char why[256];
+			snprintf(why, sizeof(why), "%s", err);
+			snprintf(err, errlen,
+				 "the jailer helper %s did not start (installed 4750 root:<group> "
+				 "and are you in the group?): %s",
+				 helper_path, why);
+			waitpid(jc->helper, NULL, 0);
+		}
 		free(jc);
 		return NULL;
 	}
