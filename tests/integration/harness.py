@@ -210,6 +210,19 @@ def leftovers(tag, jailer_pid=None):
     return problems
 
 
+def host_mounts():
+    """The host mount table as a set of (mount point, fs type, source): a
+    cell's mounts live in its own namespace and must never appear here."""
+    mounts = set()
+    with open("/proc/self/mountinfo") as f:
+        for line in f:
+            left, _, right = line.partition(" - ")
+            fields, rfields = left.split(), right.split()
+            if len(fields) >= 5 and len(rfields) >= 2:
+                mounts.add((fields[4], rfields[0], rfields[1]))
+    return mounts
+
+
 def wait_no_leftovers(tag, jailer_pid=None, timeout=CLEANUP_WAIT_S):
     deadline = time.monotonic() + timeout
     while True:
@@ -645,6 +658,7 @@ class Ctx:
         os.chmod(self.tmpdir, 0o700)
         self.jailer = Jailer(self.tmpdir, self.tag, extra_global)
         self.gateways = []
+        self.mounts_before = host_mounts()
         self.allow_dead_jailer = False
         self.allow_dead_gateway = set()
 
@@ -750,6 +764,8 @@ class Ctx:
                                     % (self.jailer.proc.returncode, tail(self.jailer.log, 5)))
             left = wait_no_leftovers(self.tag, None, 1.0)
             problems.extend("after jailer stop: " + p for p in left)
+            for m in sorted(host_mounts() - self.mounts_before):
+                problems.append("mount left on the host: %s (%s from %s)" % m)
             if left:
                 force_cleanup(self.tag)
         finally:
