@@ -14,6 +14,9 @@
 /* Stop reading requests while this much output waits for the client: a
  * client that never reads cannot make us buffer without bound. */
 #define OUTPUT_HIGH_WATER (32u * 1024u * 1024u)
+/* On the way out, how long replies already queued may take to drain before
+ * we exit anyway: a client that stopped reading cannot keep us alive. */
+#define SHUTDOWN_DRAIN_MS 2000
 
 struct stdio_transport {
 	struct event_base *base;
@@ -57,8 +60,13 @@ static void shutdown_transport(struct stdio_transport *t)
 		t->session = NULL;
 	}
 	bufferevent_disable(t->in, EV_READ);
-	if (evbuffer_get_length(bufferevent_get_output(t->out)) == 0)
+	if (evbuffer_get_length(bufferevent_get_output(t->out)) == 0) {
 		event_base_loopexit(t->base, NULL);
+		return;
+	}
+	struct timeval grace = {.tv_sec = SHUTDOWN_DRAIN_MS / 1000,
+				.tv_usec = (SHUTDOWN_DRAIN_MS % 1000) * 1000};
+	event_base_loopexit(t->base, &grace);
 }
 
 static void too_long(struct stdio_transport *t)

@@ -2,6 +2,7 @@
 several gateways on one jailer, abrupt client exits."""
 import os
 import signal
+import subprocess
 import time
 
 from harness import MAX_JOBS, check, eq, expect_status, sandbox_uids_running
@@ -145,3 +146,32 @@ def test_jobs_do_not_share_loopback(ctx):
     for sc in results[1:]:
         eq(sc["status"], "ok", "the connecting job")
         eq(sc["stdout"], "ConnectionRefusedError\n", "another job's loopback port")
+
+
+def test_sigterm_with_unread_replies_still_exits(ctx):
+    # A client that stopped reading: replies pile up in the gateway.  SIGTERM
+    # must still end it (after a short grace for the queued replies), and
+    # its running job must go with it.
+    c = ctx.client()
+    c.start_execute("import time\ntime.sleep(30)")
+    # Written straight to its stdin, never reading its stdout (the client's
+    # helpers would drain it): ~250 KiB of replies, far over a pipe's 64 KiB.
+    blob = b"".join(b'{"jsonrpc":"2.0","id":"p%d","method":"ping"}\n' % i for i in range(5000))
+    fd = c.proc.stdin.fileno()
+    deadline = time.monotonic() + 10
+    while blob and time.monotonic() < deadline:
+        try:
+            blob = blob[os.write(fd, blob[:65536]):]
+        except BlockingIOError:
+            time.sleep(0.01)
+    check(not blob, "the gateway stopped reading requests")
+    time.sleep(0.5)
+    t0 = time.monotonic()
+    os.kill(c.proc.pid, signal.SIGTERM)
+    try:
+        c.proc.wait(8)
+    except subprocess.TimeoutExpired:
+        raise AssertionError("the gateway did not exit within 8 s of SIGTERM")
+    check(time.monotonic() - t0 > 1.0, "exited at once: the replies were not backed up")
+    ctx.allow_dead_gateway.add(c.name)
+    ctx.assert_clean("after SIGTERM of a gateway whose client stopped reading")
