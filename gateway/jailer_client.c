@@ -92,19 +92,23 @@ static int spawn_helper(const char *helper, pid_t *pid_out)
 static int hello(int fd, struct ipc_hello_ok *out, char *err, size_t errlen)
 {
 	struct ipc_msg m = {.type = IPC_HELLO};
-	int rc = ipc_send(fd, &m);
-	if (rc < 0) {
-		snprintf(err, errlen, "sending HELLO to the jailer: %s", strerror(-rc));
-		return rc;
-	}
+	/* A jailer that refuses us says why and closes at once, possibly
+	 * before our HELLO is on its way: its reason may already be waiting
+	 * even when the send fails. */
+	int send_rc = ipc_send(fd, &m);
 	struct pollfd p = {.fd = fd, .events = POLLIN};
-	if (poll(&p, 1, HELLO_TIMEOUT_MS) <= 0) {
-		snprintf(err, errlen, "the jailer did not answer HELLO");
-		return -ETIMEDOUT;
+	if (poll(&p, 1, send_rc < 0 ? 0 : HELLO_TIMEOUT_MS) <= 0) {
+		if (send_rc < 0)
+			snprintf(err, errlen, "sending HELLO to the jailer: %s", strerror(-send_rc));
+		else
+			snprintf(err, errlen, "the jailer did not answer HELLO");
+		return send_rc < 0 ? send_rc : -ETIMEDOUT;
 	}
 	static struct ipc_msg r;
 	int derr = 0;
-	rc = ipc_recv(fd, &r, &derr);
+	int rc = ipc_recv(fd, &r, &derr);
+	if (rc == -ECONNRESET) /* reported once, ahead of a queued reply */
+		rc = ipc_recv(fd, &r, &derr);
 	if (rc < 0) {
 		snprintf(err, errlen, "the jailer's answer to HELLO: %s",
 			 rc == -EBADMSG ? ipc_decode_strerror(derr) : strerror(-rc));

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <stdlib.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -49,4 +50,17 @@ int ipc_send_wait(int sock, const struct ipc_msg *msg, int timeout_ms)
 		if (pr < 0 && errno != EINTR)
 			return -errno;
 	}
+}
+
+void close_draining(int fd)
+{
+	char buf[IPC_MAX_MSG];
+	for (int i = 0; i < 64; i++) {
+		ssize_t n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+	}
+	close(fd);
 }

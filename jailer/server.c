@@ -45,7 +45,7 @@ static int ep_add(int ep, int fd)
 static void conn_close(struct server *sv, int fd)
 {
 	epoll_ctl(sv->ep, EPOLL_CTL_DEL, fd, NULL);
-	close(fd);
+	close_draining(fd);
 	for (size_t i = 0; i < sv->nconns; i++) {
 		if (sv->conns[i] == fd) {
 			sv->conns[i] = sv->conns[--sv->nconns];
@@ -88,12 +88,12 @@ static void accept_conn(struct server *sv)
 		log_warn("refused connection from uid %u gid %u pid %d", (unsigned)cred.uid,
 			 (unsigned)cred.gid, (int)cred.pid);
 		send_error(fd, IPC_E_DENIED, "this user may not use the jailer");
-		close(fd);
+		close_draining(fd);
 		return;
 	}
 	if (sv->nconns == MAX_CONNS || ep_add(sv->ep, fd) < 0) {
 		send_error(fd, IPC_E_PROTOCOL, "too many gateway connections");
-		close(fd);
+		close_draining(fd);
 		return;
 	}
 	sv->conns[sv->nconns++] = fd;

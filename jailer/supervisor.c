@@ -418,21 +418,6 @@ static void classify(struct sup *s, struct ipc_result *r, const struct cg_metric
 		r->status = IPC_ST_SIGNAL;
 }
 
-/* Read whatever the gateway sent that we no longer need (a CANCEL that
- * crossed the program's own exit).  Closing an AF_UNIX socket with unread
- * data makes the kernel flag ECONNRESET on the peer, which the gateway would
- * read before the RESULT queued for it. */
-static void drain_control(int ctl)
-{
-	for (;;) {
-		char buf[IPC_MAX_MSG];
-		ssize_t n = recv(ctl, buf, sizeof(buf), MSG_DONTWAIT);
-		if (n > 0 || (n < 0 && errno == EINTR))
-			continue;
-		return;
-	}
-}
-
 /* Send the one RESULT.  Everything left of the job is already dying: init
  * was SIGKILLed, and with it the whole pid namespace. */
 static void report(struct sup *s, uint64_t wall_ms)
@@ -455,8 +440,8 @@ static void report(struct sup *s, uint64_t wall_ms)
 		if (rc < 0)
 			log_errno(rc, "job %s: sending RESULT", s->cg.name);
 	}
-	drain_control(s->ctl);
-	close(s->ctl);
+	/* A CANCEL may have crossed the program's own exit. */
+	close_draining(s->ctl);
 }
 
 /* After the result: reap init, make sure nothing of the job survives, and
