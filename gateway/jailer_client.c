@@ -107,8 +107,6 @@ static int hello(int fd, struct ipc_hello_ok *out, char *err, size_t errlen)
 	static struct ipc_msg r;
 	int derr = 0;
 	int rc = ipc_recv(fd, &r, &derr);
-	if (rc == -ECONNRESET) /* reported once, ahead of a queued reply */
-		rc = ipc_recv(fd, &r, &derr);
 	if (rc < 0) {
 		snprintf(err, errlen, "the jailer's answer to HELLO: %s",
 			 rc == -EBADMSG ? ipc_decode_strerror(derr) : strerror(-rc));

@@ -167,10 +167,6 @@ static void on_control(evutil_socket_t fd, short what, void *arg)
 	int rc = ipc_recv(fd, &m, &derr);
 	if (rc == -EAGAIN || rc == -EINTR)
 		return;
-	/* A peer that closed with our message unread is reported as
-	 * ECONNRESET once, ahead of what it queued for us: look again. */
-	if (rc == -ECONNRESET)
-		rc = ipc_recv(fd, &m, &derr);
 	event_del(j->ev_ctl);
 	if (rc < 0 || m.type != IPC_RESULT) {
 		if (rc == 0)

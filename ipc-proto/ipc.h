@@ -209,7 +209,8 @@ ssize_t ipc_encode(const struct ipc_msg *msg, uint8_t *buf, size_t cap, int *fds
 int ipc_send(int sock, const struct ipc_msg *msg);
 
 /* Receive one message and decode it.  Received fds are marked CLOEXEC
- * (MSG_CMSG_CLOEXEC).  Returns 0, -errno for I/O errors, -ECONNRESET on
+ * (MSG_CMSG_CLOEXEC).  A reset reported by a peer that closed with our data
+ * unread does not hide the message it queued before closing.  Returns 0, -errno for I/O errors, -ECONNRESET on
  * orderly EOF, -EBADMSG for a message that fails to decode or was truncated
  * (MSG_TRUNC/MSG_CTRUNC), with every received fd closed.  *decode_err gets
  * the IPC_DEC_* value when decoding failed (may be NULL). */

@@ -3,6 +3,7 @@
  * arrives with a message that is not handed to the caller is closed here.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
@@ -116,11 +117,23 @@ int ipc_recv(int sock, struct ipc_msg *msg, int *decode_err)
 	memset(msg, 0, sizeof(*msg));
 
 	ssize_t n;
-	do
+	bool reset_seen = false;
+	for (;;) {
 		n = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC);
-	while (n < 0 && errno == EINTR);
-	if (n < 0)
+		if (n >= 0)
+			break;
+		if (errno == EINTR)
+			continue;
+		/* A peer that closed with our messages unread leaves ECONNRESET
+		 * pending on this socket; the kernel reports it once, ahead of
+		 * what the peer queued for us before closing.  Look again: the
+		 * next call returns that message, or 0 (EOF) when none. */
+		if (errno == ECONNRESET && !reset_seen) {
+			reset_seen = true;
+			continue;
+		}
 		return -errno;
+	}
 
 	int nfds = collect_fds(&mh, fds);
 	if (nfds < 0) {

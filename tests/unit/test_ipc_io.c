@@ -249,6 +249,32 @@ static void test_eof_is_connreset(void **state)
 	free(r);
 }
 
+/* The control-socket race: the gateway's CANCEL crosses the supervisor's
+ * RESULT, and the supervisor closes with the CANCEL unread.  The kernel then
+ * flags ECONNRESET on the gateway's end; the RESULT must still arrive. */
+static void test_reset_does_not_hide_queued_message(void **state)
+{
+	struct pair *p = *state;
+	struct ipc_msg *m = new_msg(), *r = new_msg();
+	m->type = IPC_CANCEL;
+	m->u.cancel.reason = IPC_CANCEL_OUTPUT_LIMIT;
+	assert_int_equal(ipc_send(p->a, m), 0); /* never read by b */
+	memset(m, 0, sizeof(*m));
+	m->type = IPC_RESULT;
+	m->u.result.status = IPC_ST_OUTPUT_LIMIT;
+	m->u.result.exit_code = -1;
+	assert_int_equal(ipc_send(p->b, m), 0);
+	close(p->b);
+	p->b = -1;
+	int err = -1;
+	assert_int_equal(ipc_recv(p->a, r, &err), 0);
+	assert_int_equal(r->type, IPC_RESULT);
+	assert_int_equal(r->u.result.status, IPC_ST_OUTPUT_LIMIT);
+	assert_int_equal(ipc_recv(p->a, r, &err), -ECONNRESET); /* then EOF */
+	free(m);
+	free(r);
+}
+
 static void test_send_to_closed_peer_is_epipe(void **state)
 {
 	struct pair *p = *state;
@@ -611,6 +637,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_run_with_fds, setup_pair, teardown_pair),
 	    cmocka_unit_test_setup_teardown(test_run_ok_fds_usable, setup_pair, teardown_pair),
 	    cmocka_unit_test_setup_teardown(test_eof_is_connreset, setup_pair, teardown_pair),
+	    cmocka_unit_test_setup_teardown(test_reset_does_not_hide_queued_message, setup_pair,
+					    teardown_pair),
 	    cmocka_unit_test_setup_teardown(test_send_to_closed_peer_is_epipe, setup_pair,
 					    teardown_pair),
 	    cmocka_unit_test_setup_teardown(test_nonblocking_empty_is_eagain, setup_pair,
