@@ -230,7 +230,8 @@ static void reap(struct server *sv)
 			if (!sv->slots[i].used || sv->slots[i].pid != pid)
 				continue;
 			if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-				log_warn("supervisor of job %016" PRIx64 " died (status %d)",
+				log_warn("supervisor of job %016" PRIx64
+					 " ended abnormally (wait status %d): sweeping its cgroup",
 					 sv->slots[i].job_id, st);
 				sweep_after(sv, i);
 			}

@@ -65,6 +65,10 @@ static uint64_t ms_since(const struct timespec *t0)
 	return ms < 0 ? 0 : (uint64_t)ms;
 }
 
+/* Set when a job cgroup could not be removed on a setup failure: the
+ * supervisor then exits non-zero so the main loop sweeps it again. */
+static bool cleanup_failed;
+
 static noreturn void refuse(const struct supervisor_args *a, uint32_t reason, const char *msg)
 {
 	struct ipc_msg m = {.type = IPC_RUN_ERR};
@@ -74,7 +78,7 @@ static noreturn void refuse(const struct supervisor_args *a, uint32_t reason, co
 	int rc = ipc_send_wait(a->conn_fd, &m, SEND_TIMEOUT_MS);
 	if (rc < 0)
 		log_errno(rc, "job %016" PRIx64 ": sending RUN_ERR", a->run->job_id);
-	_exit(0);
+	_exit(cleanup_failed ? 1 : 0);
 }
 
 /* Everything the policy must allow before anything is created. */
@@ -425,8 +429,13 @@ static void report(struct sup *s, uint64_t wall_ms)
 	struct cg_metrics m = {0};
 	if (s->cg_made) {
 		int rc = cg_job_metrics(&s->cg, &m);
-		if (rc < 0)
+		if (rc < 0) {
 			log_errno(rc, "job %s: reading metrics", s->cg.name);
+			/* Without the accounting we cannot tell an OOM kill from a
+			 * clean run: never report one as the other. */
+			set_verdict(s, V_INTERNAL, "the jailer could not read the job's "
+						   "cgroup accounting (memory, CPU, OOM)");
+		}
 	}
 	struct ipc_msg msg = {.type = IPC_RESULT};
 	struct ipc_result *r = &msg.u.result;
@@ -444,19 +453,31 @@ static void report(struct sup *s, uint64_t wall_ms)
 	close_draining(s->ctl);
 }
 
+/* Remove the job cgroup; a failure is remembered for the exit status. */
+static void drop_cgroup(struct sup *s)
+{
+	if (!s->cg_made)
+		return;
+	int rc = cg_job_destroy(&s->cg);
+	if (rc < 0) {
+		log_errno(rc, "job %s: removing cgroup", s->cg.name);
+		cleanup_failed = true;
+	}
+	s->cg_made = false;
+}
+
 /* After the result: reap init, make sure nothing of the job survives, and
- * remove its cgroup.  This is where the namespaces are torn down. */
-static void teardown(struct sup *s)
+ * remove its cgroup.  This is where the namespaces are torn down.  A failure
+ * is returned so the supervisor exits non-zero and the main loop sweeps the
+ * cgroup again. */
+static int teardown(struct sup *s)
 {
 	siginfo_t si;
 	memset(&si, 0, sizeof(si));
 	while (waitid((idtype_t)P_PIDFD, (id_t)s->pidfd, &si, WEXITED) < 0 && errno == EINTR)
 		;
-	if (s->cg_made) {
-		int rc = cg_job_destroy(&s->cg);
-		if (rc < 0)
-			log_errno(rc, "job %s: removing cgroup", s->cg.name);
-	}
+	drop_cgroup(s);
+	return cleanup_failed ? -EBUSY : 0;
 }
 
 static int make_pipe(int fds[2], int flags)
@@ -490,18 +511,18 @@ noreturn void supervisor_main(const struct supervisor_args *a)
 	if (make_pipe(out, 0) < 0 || make_pipe(errout, 0) < 0 || make_pipe(sync, 0) < 0 ||
 	    make_pipe(cellerr, 0) < 0 || make_pipe(status, 0) < 0 ||
 	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ctl) < 0) {
-		cg_job_destroy(&s.cg);
+		drop_cgroup(&s);
 		refuse(a, IPC_ERR_INTERNAL, "the jailer ran out of file descriptors");
 	}
 	int stdin_fd = a->run->stdin_fd;
 	if (stdin_fd < 0 && (stdin_fd = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0) {
-		cg_job_destroy(&s.cg);
+		drop_cgroup(&s);
 		refuse(a, IPC_ERR_INTERNAL, "cannot open /dev/null");
 	}
 	/* Supplementary groups are not remapped by the user namespace: root's
 	 * would still grant host group access through the read-only binds. */
 	if (setgroups(0, NULL) < 0) {
-		cg_job_destroy(&s.cg);
+		drop_cgroup(&s);
 		refuse(a, IPC_ERR_INTERNAL, "cannot clear supplementary groups");
 	}
 
@@ -535,7 +556,7 @@ noreturn void supervisor_main(const struct supervisor_args *a)
 	pid_t pid = (pid_t)syscall(SYS_clone3, &ca, sizeof(ca));
 	if (pid < 0) {
 		log_errno(-errno, "job %s: clone3", name);
-		cg_job_destroy(&s.cg);
+		drop_cgroup(&s);
 		refuse(a, IPC_ERR_INTERNAL, "the jailer could not create the cell");
 	}
 	if (pid == 0)
@@ -558,14 +579,14 @@ noreturn void supervisor_main(const struct supervisor_args *a)
 	if (rc < 0) {
 		log_errno(rc, "job %s: attaching the cell", name);
 		kill_job(&s);
-		cg_job_destroy(&s.cg);
+		drop_cgroup(&s);
 		refuse(a, IPC_ERR_INTERNAL, "the jailer could not place the cell in its cgroup");
 	}
 	clock_gettime(CLOCK_MONOTONIC, &s.started);
 	char go = 1;
 	if (write(sync[1], &go, 1) != 1) {
 		kill_job(&s);
-		cg_job_destroy(&s.cg);
+		drop_cgroup(&s);
 		refuse(a, IPC_ERR_INTERNAL, "the cell did not start");
 	}
 	close(sync[1]);
@@ -586,6 +607,5 @@ noreturn void supervisor_main(const struct supervisor_args *a)
 	 * takes down its pid namespace as a whole. */
 	syscall(SYS_pidfd_send_signal, s.pidfd, SIGKILL, NULL, 0);
 	report(&s, wall_ms);
-	teardown(&s);
-	_exit(0);
+	_exit(teardown(&s) < 0 ? 1 : 0);
 }
