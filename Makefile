@@ -6,7 +6,7 @@ BINDIR ?= $(PREFIX)/bin
 BUILD ?= build
 
 CC ?= cc
-PKGS_GW := libevent libcjson
+PKGS_GW := libevent libcjson libcrypto libsystemd
 PKGS_JL := libcap-ng libseccomp libsystemd
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS_GW) $(PKGS_JL) 2>/dev/null)
 LIBS_GW := $(shell pkg-config --libs $(PKGS_GW) 2>/dev/null)
@@ -88,7 +88,7 @@ asan:
 		HARDEN='-fPIE' SAN='-fsanitize=address,undefined -fno-sanitize-recover=undefined' check
 
 DEB_PKGS := build-essential pkg-config clang bubblewrap libevent-dev libcjson-dev libcap-ng-dev \
-	libseccomp-dev libsystemd-dev libcmocka-dev python3 util-linux procps
+	libseccomp-dev libsystemd-dev libssl-dev libcmocka-dev python3 util-linux procps curl
 # node and npm only when absent: a host with NodeSource's nodejs (which
 # bundles npm) must not have Debian's npm forced onto it.
 deps:

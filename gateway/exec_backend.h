@@ -35,6 +35,12 @@ struct exec_backend {
 	void (*cancel)(struct exec_backend *b, void *handle);
 	void (*abandon)(struct exec_backend *b, void *handle);
 	void *impl;
+	/* Optional: an id for the next job (so it can be audited before it
+	 * starts); NULL or 0 lets start pick one. */
+	uint64_t (*next_id)(struct exec_backend *b);
+	/* Optional: the output a running job has produced so far. */
+	void (*peek)(struct exec_backend *b, void *handle, const char **out, size_t *out_len,
+		     const char **err, size_t *err_len);
 };
 
 /* The production backend over a connected jailer client. */

@@ -24,6 +24,17 @@ static void jailer_cancel(struct exec_backend *b, void *handle)
 	job_cancel(handle);
 }
 
+static uint64_t jailer_next_id(struct exec_backend *b)
+{
+	return jailer_client_next_job_id(b->impl);
+}
+
+static void jailer_peek(struct exec_backend *b, void *handle, const char **out, size_t *out_len,
+			const char **err, size_t *err_len)
+{
+	job_peek(handle, out, out_len, err, err_len);
+}
+
 static void jailer_abandon(struct exec_backend *b, void *handle)
 {
 	job_abandon(handle);
@@ -35,6 +46,8 @@ void exec_backend_jailer(struct exec_backend *b, struct jailer_client *jc)
 	b->start = jailer_start;
 	b->cancel = jailer_cancel;
 	b->abandon = jailer_abandon;
+	b->next_id = jailer_next_id;
+	b->peek = jailer_peek;
 	b->impl = jc;
 }
 

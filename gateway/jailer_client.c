@@ -17,6 +17,7 @@
 #include "log.h"
 
 #define HELLO_TIMEOUT_MS 10000
+#define PROBE_TIMEOUT_MS 1000
 
 struct pending {
 	uint64_t job_id;
@@ -89,7 +90,7 @@ static int spawn_helper(const char *helper, pid_t *pid_out)
 	return sv[0];
 }
 
-static int hello(int fd, struct ipc_hello_ok *out, char *err, size_t errlen)
+static int hello(int fd, struct ipc_hello_ok *out, char *err, size_t errlen, int timeout_ms)
 {
 	struct ipc_msg m = {.type = IPC_HELLO};
 	/* A jailer that refuses us says why and closes at once, possibly
@@ -97,7 +98,7 @@ static int hello(int fd, struct ipc_hello_ok *out, char *err, size_t errlen)
 	 * even when the send fails. */
 	int send_rc = ipc_send(fd, &m);
 	struct pollfd p = {.fd = fd, .events = POLLIN};
-	if (poll(&p, 1, send_rc < 0 ? 0 : HELLO_TIMEOUT_MS) <= 0) {
+	if (poll(&p, 1, send_rc < 0 ? 0 : timeout_ms) <= 0) {
 		if (send_rc < 0)
 			snprintf(err, errlen, "sending HELLO to the jailer: %s", strerror(-send_rc));
 		else
@@ -210,7 +211,7 @@ static void on_readable(evutil_socket_t fd, short what, void *arg)
 
 static int attach(struct jailer_client *jc, int fd, char *err, size_t errlen)
 {
-	int rc = hello(fd, &jc->hello, err, errlen);
+	int rc = hello(fd, &jc->hello, err, errlen, HELLO_TIMEOUT_MS);
 	if (rc < 0)
 		return rc;
 	if (evutil_make_socket_nonblocking(fd) < 0)
@@ -351,4 +352,23 @@ int jailer_client_send_run(struct jailer_client *jc, struct ipc_msg *run, jailer
 void jailer_client_forget(struct jailer_client *jc, uint64_t job_id)
 {
 	free(take_pending(jc, job_id));
+}
+
+/* A probe for /healthz: in socket mode a fresh connection and HELLO (the
+ * jailer answers, not just "a socket was open once"); with the setuid
+ * helper, whether its socketpair is still up.  Blocks up to one second, so
+ * callers cache the answer. */
+int jailer_client_probe(struct jailer_client *jc)
+{
+	if (!jc->socket_path[0])
+		return jc->fd >= 0 ? 0 : -ENOTCONN;
+	char err[256];
+	int fd = connect_path(jc->socket_path, err, sizeof(err));
+	if (fd < 0)
+		return fd;
+	struct ipc_hello_ok *h = malloc(sizeof(*h));
+	int rc = h ? hello(fd, h, err, sizeof(err), PROBE_TIMEOUT_MS) : -ENOMEM;
+	free(h);
+	close(fd);
+	return rc < 0 ? rc : 0;
 }

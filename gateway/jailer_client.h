@@ -28,6 +28,9 @@ const struct ipc_profile *jailer_client_find_profile(const struct jailer_client 
 						     const char *name);
 struct event_base *jailer_client_base(const struct jailer_client *jc);
 
+/* Whether the jailer answers right now (0) or not (-errno); see the .c. */
+int jailer_client_probe(struct jailer_client *jc);
+
 /* Used by job.c. */
 typedef void (*jailer_reply_fn)(struct ipc_msg *msg, void *arg); /* msg NULL: connection lost */
 uint64_t jailer_client_next_job_id(struct jailer_client *jc);

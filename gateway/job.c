@@ -266,7 +266,7 @@ struct job *job_start(struct jailer_client *jc, const struct job_request *req, j
 	j->arg = arg;
 	j->ctl = -1;
 	j->out.fd = j->err.fd = -1;
-	j->id = jailer_client_next_job_id(jc);
+	j->id = req->job_id ? req->job_id : jailer_client_next_job_id(jc);
 
 	struct ipc_msg *m = calloc(1, sizeof(*m));
 	if (!m) {
@@ -336,4 +336,13 @@ void job_abandon(struct job *j)
 uint64_t job_id(const struct job *j)
 {
 	return j->id;
+}
+
+void job_peek(const struct job *j, const char **out, size_t *out_len, const char **err,
+	      size_t *err_len)
+{
+	*out = j->out.buf ? j->out.buf : "";
+	*out_len = j->out.len;
+	*err = j->err.buf ? j->err.buf : "";
+	*err_len = j->err.len;
 }

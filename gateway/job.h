@@ -17,6 +17,7 @@ struct jailer_client;
 struct job;
 
 struct job_request {
+	uint64_t job_id;     /* 0: the jailer client picks the next one */
 	const char *profile; /* profile name from HELLO_OK */
 	const char *code;
 	size_t code_len;
@@ -61,5 +62,10 @@ void job_cancel(struct job *job);
 void job_abandon(struct job *job);
 
 uint64_t job_id(const struct job *job);
+
+/* The output read so far (not NUL-terminated; valid until the next return
+ * to the event loop). */
+void job_peek(const struct job *job, const char **out, size_t *out_len, const char **err,
+	      size_t *err_len);
 
 #endif

@@ -52,6 +52,7 @@ enum session_state {
  * element is answered. */
 struct mcp_batch {
 	cJSON *replies;
+	void *ctx;
 	unsigned outstanding; /* tools/call elements not finished yet */
 	bool dispatching;     /* elements are still being handled */
 };
@@ -60,6 +61,9 @@ struct mcp_call {
 	struct tool_call tc;
 	struct mcp_session *s;
 	cJSON *id;
+	cJSON *progress_token;	 /* params._meta.progressToken, NULL when absent */
+	double progress;	 /* last progress value sent */
+	void *ctx;		 /* the transport's context of the request */
 	struct mcp_batch *batch; /* NULL: reply on its own */
 	struct mcp_call *prev, *next;
 };
@@ -74,6 +78,7 @@ struct mcp_session {
 	/* The request being handled had a \u0000 in a string, which cJSON
 	 * cuts short: tools/call answers with a tool error, the rest -32602. */
 	bool nul_in_request;
+	void *ctx; /* context of the message being handled */
 	size_t log_level; /* index into log_levels; kept, we emit no log messages */
 	struct mcp_call *calls;
 	size_t ncalls;
@@ -92,7 +97,7 @@ static enum jsonrpc_id_style id_style(const struct mcp_session *s)
 
 /* Serialize and send `msg` (taken).  Returns false when it could not be
  * serialized (no memory). */
-static bool send_json(struct mcp_session *s, cJSON *msg)
+static bool send_json(struct mcp_session *s, cJSON *msg, enum mcp_send_kind kind, void *ctx)
 {
 	size_t len;
 	char *text = jsonrpc_serialize(msg, &len);
@@ -100,14 +105,15 @@ static bool send_json(struct mcp_session *s, cJSON *msg)
 	cJSON_Delete(msg);
 	if (!text)
 		return false;
-	s->send(text, len, s->send_arg);
+	s->send(text, len, kind, ctx, s->send_arg);
 	cJSON_free(text);
 	return true;
 }
 
 /* Deliver one reply (taken; NULL means building it failed) for request
  * `id`: into the batch, or out at once. */
-static void deliver(struct mcp_session *s, struct mcp_batch *batch, const cJSON *id, cJSON *reply)
+static void deliver(struct mcp_session *s, struct mcp_batch *batch, void *ctx, const cJSON *id,
+		    cJSON *reply)
 {
 	if (s->closing) {
 		cJSON_Delete(reply);
@@ -120,28 +126,30 @@ static void deliver(struct mcp_session *s, struct mcp_batch *batch, const cJSON 
 		if (reply && cJSON_AddItemToArray(batch->replies, reply))
 			return;
 		cJSON_Delete(reply);
-	} else if (reply && send_json(s, reply)) {
+	} else if (reply && send_json(s, reply, MCP_SEND_FINAL, ctx)) {
 		return;
 	} else {
 		/* The reply was too large to serialize; say so instead. */
 		reply = jsonrpc_make_error(id, JSONRPC_INTERNAL_ERROR,
 					   "internal error: out of memory", id_style(s));
-		if (reply && send_json(s, reply))
+		if (reply && send_json(s, reply, MCP_SEND_FINAL, ctx))
 			return;
 	}
 	fprintf(stderr, "cellgate: mcp: out of memory, a reply was lost\n");
+	if (!batch)
+		s->send(NULL, 0, MCP_SEND_NONE, ctx, s->send_arg);
 }
 
 static void reply_error(struct mcp_session *s, struct mcp_batch *batch, const cJSON *id, int code,
 			const char *message)
 {
-	deliver(s, batch, id, jsonrpc_make_error(id, code, message, id_style(s)));
+	deliver(s, batch, s->ctx, id, jsonrpc_make_error(id, code, message, id_style(s)));
 }
 
 static void reply_result(struct mcp_session *s, struct mcp_batch *batch, const cJSON *id,
 			 cJSON *result)
 {
-	deliver(s, batch, id, jsonrpc_make_result(id, result));
+	deliver(s, batch, s->ctx, id, jsonrpc_make_result(id, result));
 }
 
 /* Send the batch's array once nothing in it is pending, and free it. */
@@ -150,10 +158,15 @@ static void batch_settle(struct mcp_session *s, struct mcp_batch *batch)
 	if (batch->dispatching || batch->outstanding > 0)
 		return;
 	if (!s->closing && cJSON_GetArraySize(batch->replies) > 0) {
-		if (!send_json(s, batch->replies))
+		if (!send_json(s, batch->replies, MCP_SEND_FINAL, batch->ctx)) {
 			fprintf(stderr, "cellgate: mcp: out of memory, a batch reply was lost\n");
+			s->send(NULL, 0, MCP_SEND_NONE, batch->ctx, s->send_arg);
+		}
 	} else {
 		cJSON_Delete(batch->replies);
+		/* Every element was a notification or got cancelled. */
+		if (!s->closing)
+			s->send(NULL, 0, MCP_SEND_NONE, batch->ctx, s->send_arg);
 	}
 	free(batch);
 }
@@ -171,6 +184,7 @@ static void call_release(struct mcp_call *c)
 		c->next->prev = c->prev;
 	s->ncalls--;
 	cJSON_Delete(c->id);
+	cJSON_Delete(c->progress_token);
 	free(c);
 	if (batch) {
 		batch->outstanding--;
@@ -183,11 +197,56 @@ void tool_call_finish(struct tool_call *tc, cJSON *result)
 	struct mcp_call *c = call_of(tc);
 	struct mcp_session *s = c->s;
 
-	if (tc->cancelled || s->closing)
+	if (tc->cancelled || s->closing) {
 		cJSON_Delete(result);
-	else
-		deliver(s, c->batch, c->id, result ? jsonrpc_make_result(c->id, result) : NULL);
+		if (!s->closing && !c->batch)
+			s->send(NULL, 0, MCP_SEND_NONE, c->ctx, s->send_arg);
+	} else {
+		deliver(s, c->batch, c->ctx, c->id,
+			result ? jsonrpc_make_result(c->id, result) : NULL);
+	}
 	call_release(c);
+}
+
+bool tool_call_has_progress(const struct tool_call *tc)
+{
+	return call_of((struct tool_call *)tc)->progress_token != NULL;
+}
+
+void tool_call_progress(struct tool_call *tc, double progress, double total, const char *message)
+{
+	struct mcp_call *c = call_of(tc);
+	struct mcp_session *s = c->s;
+
+	/* Progress must increase and must stop once the call is over. */
+	if (!c->progress_token || tc->cancelled || s->closing || !(progress > c->progress))
+		return;
+	cJSON *n = cJSON_CreateObject();
+	cJSON *params = n ? cJSON_CreateObject() : NULL;
+	cJSON *tok = cJSON_Duplicate(c->progress_token, 0);
+	bool ok = params && tok && cJSON_AddStringToObject(n, "jsonrpc", "2.0") &&
+		  cJSON_AddStringToObject(n, "method", "notifications/progress");
+	if (ok && cJSON_AddItemToObject(params, "progressToken", tok))
+		tok = NULL;
+	else
+		ok = false;
+	ok = ok && cJSON_AddNumberToObject(params, "progress", progress);
+	if (ok && total > 0)
+		ok = cJSON_AddNumberToObject(params, "total", total) != NULL;
+	if (ok && message)
+		ok = cJSON_AddStringToObject(params, "message", message) != NULL;
+	if (ok && cJSON_AddItemToObject(n, "params", params))
+		params = NULL;
+	else
+		ok = false;
+	cJSON_Delete(tok);
+	cJSON_Delete(params);
+	if (!ok) {
+		cJSON_Delete(n);
+		return;
+	}
+	c->progress = progress;
+	send_json(s, n, MCP_SEND_RELATED, c->ctx);
 }
 
 /* Member `key` of params: 0 found, -ENOENT absent; a duplicate key or a
@@ -394,14 +453,27 @@ static void do_tools_call(struct mcp_session *s, const struct jsonrpc_msg *m,
 		return;
 	}
 
+	const cJSON *meta = NULL, *token = NULL;
+	r = get_param(s, batch, m, "_meta", &meta);
+	if (r == -EINVAL)
+		return;
+	if (cJSON_IsObject(meta) && json_member(meta, "progressToken", &token) == 0 &&
+	    !jsonrpc_id_valid(token)) {
+		reply_error(s, batch, m->id, JSONRPC_INVALID_PARAMS,
+			    "params._meta.progressToken must be a string or an integer");
+		return;
+	}
+
 	cJSON *empty = NULL;
 	if (!args)
 		args = empty = cJSON_CreateObject();
 	struct mcp_call *c = calloc(1, sizeof(*c));
 	cJSON *id = cJSON_Duplicate(m->id, 0);
-	if (!args || !c || !id) {
+	cJSON *ptok = token ? cJSON_Duplicate(token, 0) : NULL;
+	if (!args || !c || !id || (token && !ptok)) {
 		cJSON_Delete(empty);
 		cJSON_Delete(id);
+		cJSON_Delete(ptok);
 		free(c);
 		reply_error(s, batch, m->id, JSONRPC_INTERNAL_ERROR,
 			    "internal error: out of memory");
@@ -413,6 +485,8 @@ static void do_tools_call(struct mcp_session *s, const struct jsonrpc_msg *m,
 	c->tc.jobs_running = jobs_running(s);
 	c->s = s;
 	c->id = id;
+	c->progress_token = ptok;
+	c->ctx = s->ctx;
 	c->batch = batch;
 	c->next = s->calls;
 	if (s->calls)
@@ -501,6 +575,8 @@ static void cancel_call(struct mcp_session *s, const cJSON *request_id)
 		} else {
 			if (c->tc.detach)
 				c->tc.detach(&c->tc);
+			if (!c->batch)
+				s->send(NULL, 0, MCP_SEND_NONE, c->ctx, s->send_arg);
 			call_release(c);
 		}
 		return;
@@ -589,6 +665,7 @@ static void handle_batch(struct mcp_session *s, const struct jsonrpc_input *in)
 		return;
 	}
 	batch->replies = replies;
+	batch->ctx = s->ctx;
 	batch->dispatching = true;
 	for (const cJSON *item = in->root->child; item; item = item->next)
 		handle_one(s, item, in->nul_escape, batch);
@@ -624,6 +701,18 @@ void mcp_session_reject_oversized(struct mcp_session *s)
 	reply_error(s, NULL, NULL, JSONRPC_INVALID_REQUEST, msg);
 }
 
+void mcp_session_handle_parsed(struct mcp_session *s, const struct jsonrpc_input *in, void *ctx)
+{
+	if (s->closing)
+		return;
+	s->ctx = ctx;
+	if (cJSON_IsArray(in->root))
+		handle_batch(s, in);
+	else
+		handle_one(s, in->root, in->nul_escape, NULL);
+	s->ctx = NULL;
+}
+
 void mcp_session_handle(struct mcp_session *s, const char *data, size_t len)
 {
 	struct jsonrpc_input in;
@@ -641,11 +730,18 @@ void mcp_session_handle(struct mcp_session *s, const char *data, size_t len)
 		reply_error(s, NULL, NULL, JSONRPC_PARSE_ERROR, msg);
 		return;
 	}
-	if (cJSON_IsArray(in.root))
-		handle_batch(s, &in);
-	else
-		handle_one(s, in.root, in.nul_escape, NULL);
+	mcp_session_handle_parsed(s, &in, NULL);
 	cJSON_Delete(in.root);
+}
+
+int mcp_session_version(const struct mcp_session *s)
+{
+	return s->state == SESSION_NEW ? MCP_VERSION_NONE : (int)s->version;
+}
+
+bool mcp_session_initialized(const struct mcp_session *s)
+{
+	return s->state != SESSION_NEW;
 }
 
 size_t mcp_session_pending(const struct mcp_session *s)
@@ -669,6 +765,8 @@ void mcp_session_free(struct mcp_session *s)
 			void *job = c->tc.job;
 			c->tc.job = NULL;
 			s->backend->abandon(s->backend, job);
+			if (c->tc.abandoned)
+				c->tc.abandoned(&c->tc);
 		} else if (c->tc.detach) {
 			c->tc.detach(&c->tc);
 		}

@@ -308,7 +308,7 @@ static void explain(const struct job_outcome *out, char *buf, size_t cap)
 	}
 }
 
-static const char *status_name(const struct job_outcome *out)
+const char *render_status_name(const struct job_outcome *out)
 {
 	if (out->rejected || out->result.status > IPC_ST_MAX)
 		return "internal";
@@ -328,7 +328,7 @@ cJSON *render_outcome(const struct job_outcome *out, enum mcp_version v)
 	snprintf(execution_id, sizeof(execution_id), "%016" PRIx64, out->job_id);
 	bool is_error = out->rejected || r->status != IPC_ST_OK;
 
-	ok = cJSON_AddStringToObject(sc, "status", status_name(out)) != NULL;
+	ok = cJSON_AddStringToObject(sc, "status", render_status_name(out)) != NULL;
 	if (exited(out) && r->exit_code >= 0)
 		ok = ok && cJSON_AddNumberToObject(sc, "exit_code", r->exit_code);
 	else

@@ -22,6 +22,10 @@ extern const char render_outcome_schema[];
  *   structuredContent: when v >= 2025-06-18;
  *   isError: status != ok.
  * NULL on allocation failure. */
+/* The status a caller sees: the jailer's status name, "internal" when the
+ * job was rejected. */
+const char *render_status_name(const struct job_outcome *out);
+
 cJSON *render_outcome(const struct job_outcome *out, enum mcp_version v);
 
 /* CallToolResult carrying `structured` (ownership taken): its serialized

@@ -4,15 +4,19 @@
  * says what to change, never with a protocol error.
  */
 #include <errno.h>
+#include <event2/event.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "json_check.h"
 #include "limits.h"
 #include "render.h"
 #include "tools.h"
+#include "utf8.h"
 
 /* Languages execute offers; the jailer profile has the language's name. */
 static const char *const languages[] = {"python", "javascript"};
@@ -27,16 +31,121 @@ static const char *const known_arguments[] = {"code", "language", "timeout_s", "
 /* When no ceiling applies at all, a timeout still has to fit the wire. */
 #define MAX_TIMEOUT_S 1e9
 
+/* A running execution: the observer's token and, when the caller asked
+ * for progress, the timer that reports it. */
+struct execution {
+	void *token;
+	bool observed;
+	struct event *tick;
+	struct timespec started;
+	double total_s; /* the wall limit, 0 when unknown */
+};
+
+static void execution_end(struct tool_call *call, const struct job_outcome *out)
+{
+	struct execution *x = call->state;
+	const struct job_observer *obs = call->cfg->observer;
+
+	if (!x)
+		return;
+	call->state = NULL;
+	call->abandoned = NULL;
+	if (x->tick)
+		event_free(x->tick);
+	if (x->observed && obs && obs->finished)
+		obs->finished(obs->arg, x->token, out);
+	free(x);
+}
+
 static void execute_done(const struct job_outcome *out, void *arg)
 {
 	struct tool_call *call = arg;
 
 	call->job = NULL;
+	execution_end(call, out);
 	if (call->cancelled) {
 		tool_call_finish(call, NULL);
 		return;
 	}
 	tool_call_finish(call, render_outcome(out, call->version));
+}
+
+static void execute_abandoned(struct tool_call *call)
+{
+	execution_end(call, NULL);
+}
+
+/* Append "[name] <the last `cap` bytes of buf>" to msg, cutting only at a
+ * character boundary. */
+static void append_tail(char *msg, size_t msgsize, const char *name, const char *buf, size_t len,
+			size_t cap)
+{
+	size_t used = strlen(msg);
+	if (len == 0 || used + 16 >= msgsize)
+		return;
+	if (cap > msgsize - used - 16)
+		cap = msgsize - used - 16;
+	size_t from = len > cap ? len - cap : 0;
+	while (from < len && ((unsigned char)buf[from] & 0xC0) == 0x80)
+		from++; /* not in the middle of a UTF-8 sequence */
+	int n = snprintf(msg + used, msgsize - used, "%s[%s] ", used ? "\n" : "", name);
+	if (n < 0 || (size_t)n >= msgsize - used)
+		return;
+	used += (size_t)n;
+	size_t take = len - from;
+	if (take > msgsize - used - 1)
+		take = msgsize - used - 1;
+	memcpy(msg + used, buf + from, take);
+	msg[used + take] = '\0';
+}
+
+/* notifications/progress: seconds elapsed (total: the wall limit) and the
+ * tail of the output so far, bounded by progress_message_bytes. */
+static void execute_tick(evutil_socket_t fd, short what, void *arg)
+{
+	struct tool_call *call = arg;
+	struct execution *x = call->state;
+	struct timespec now;
+	(void)fd;
+	(void)what;
+
+	if (!x || !call->job || clock_gettime(CLOCK_MONOTONIC, &now) < 0)
+		return;
+	double elapsed = (double)(now.tv_sec - x->started.tv_sec) +
+			 (double)(now.tv_nsec - x->started.tv_nsec) / 1e9;
+	size_t budget = call->cfg->progress_message_bytes;
+	char *msg = NULL;
+	if (budget > 0 && call->backend->peek) {
+		const char *out, *err;
+		size_t out_len, err_len;
+		call->backend->peek(call->backend, call->job, &out, &out_len, &err, &err_len);
+		size_t size = budget + 64;
+		msg = malloc(size);
+		if (msg) {
+			/* valid UTF-8 only: the output may be anything */
+			char *clean_out = NULL, *clean_err = NULL;
+			size_t clean_out_len = 0, clean_err_len = 0;
+			msg[0] = '\0';
+			if (utf8_sanitize(out, out_len, &clean_out, &clean_out_len) == 0 &&
+			    utf8_sanitize(err, err_len, &clean_err, &clean_err_len) == 0) {
+				size_t half = clean_err_len ? budget / 2 : budget;
+				append_tail(msg, size, "stdout", clean_out,
+					    strnlen(clean_out, clean_out_len), half);
+				append_tail(msg, size, "stderr", clean_err,
+					    strnlen(clean_err, clean_err_len), budget - half);
+			}
+			free(clean_out);
+			free(clean_err);
+			if (msg[0] == '\0') {
+				free(msg);
+				msg = NULL;
+			}
+		}
+	}
+	/* Rounded to the millisecond so two ticks never send equal values. */
+	tool_call_progress(call, floor(elapsed * 1000.0) / 1000.0, x->total_s,
+			   msg ? msg : "running");
+	free(msg);
 }
 
 /* Finish with an argument error and report it handled. */
@@ -173,9 +282,42 @@ static void execute_handler(struct tool_call *call, const cJSON *args)
 	/* Empty stdin and no stdin read the same: EOF at once. */
 	req.stdin_data = stdin_len ? stdin_arg->valuestring : NULL;
 	req.stdin_len = stdin_len;
+	if (call->backend->next_id)
+		req.job_id = call->backend->next_id(call->backend);
+
+	struct execution *x = calloc(1, sizeof(*x));
+	if (!x)
+		REJECT(call, "the execution could not be started (out of memory); try again");
+	const struct job_observer *obs = call->cfg->observer;
+	if (obs && obs->admit) {
+		char why[256] = "";
+		int rc = obs->admit(obs->arg, &req, lang, &x->token, why, sizeof(why));
+		if (rc < 0) {
+			free(x);
+			REJECT(call, "%s", why[0] ? why : "the execution was refused");
+		}
+		x->observed = true;
+	}
+	call->state = x;
+	call->abandoned = execute_abandoned;
+	uint64_t wall_ms = req.limits.wall_ms ? req.limits.wall_ms : pl.defaults.wall_ms;
+	x->total_s = (double)wall_ms / 1000.0;
+	if (call->cfg->base && call->cfg->progress_interval_ms > 0 && tool_call_has_progress(call) &&
+	    clock_gettime(CLOCK_MONOTONIC, &x->started) == 0) {
+		struct timeval iv = {.tv_sec = call->cfg->progress_interval_ms / 1000,
+				     .tv_usec = (call->cfg->progress_interval_ms % 1000) * 1000};
+		x->tick = event_new(call->cfg->base, -1, EV_PERSIST, execute_tick, call);
+		if (!x->tick || event_add(x->tick, &iv) < 0) {
+			execution_end(call, NULL);
+			REJECT(call, "the execution could not be started (out of memory); try "
+				     "again");
+		}
+	}
 	call->job = call->backend->start(call->backend, &req, execute_done, call);
-	if (!call->job)
+	if (!call->job) {
+		execution_end(call, NULL);
 		REJECT(call, "the execution could not be started (internal error); try again");
+	}
 }
 
 const struct tool_def tool_execute = {

@@ -30,6 +30,9 @@ struct tool_call {
 	 * call is cancelled or abandoned, then frees the call; the handler
 	 * must drop every reference to it and must not finish it. */
 	void (*detach)(struct tool_call *call);
+	/* Called after mcp.c abandoned `job` (the session is going away);
+	 * the handler drops its state; the call is then freed. */
+	void (*abandoned)(struct tool_call *call);
 	void *state; /* the handler's own */
 };
 
@@ -63,6 +66,15 @@ cJSON *tools_list_json(enum mcp_version v);
  * ownership taken; it is sent as the reply unless the call was cancelled.
  * NULL while not cancelled sends an internal error.  `call` is freed. */
 void tool_call_finish(struct tool_call *call, cJSON *result);
+
+/* Whether the caller asked for progress (params._meta.progressToken). */
+bool tool_call_has_progress(const struct tool_call *call);
+/* Send notifications/progress for the call (implemented in mcp.c).  Does
+ * nothing without a progress token, after cancellation, or unless
+ * `progress` is larger than the last value sent.  total <= 0: omitted;
+ * message NULL: omitted. */
+void tool_call_progress(struct tool_call *call, double progress, double total,
+			const char *message);
 
 /* get_sandbox_info caches interpreter versions per backend for the life of
  * the process; drop the cache of a backend that is going away. */

@@ -27,9 +27,12 @@ struct stdio_transport {
 	struct event *sigterm, *sigint;
 };
 
-static void send_line(const char *json, size_t len, void *arg)
+static void send_line(const char *json, size_t len, enum mcp_send_kind kind, void *ctx, void *arg)
 {
 	struct stdio_transport *t = arg;
+	(void)ctx;
+	if (kind == MCP_SEND_NONE)
+		return; /* a cancelled request: nothing goes out */
 	if (t->closing && !t->out)
 		return;
 	struct evbuffer *o = bufferevent_get_output(t->out);

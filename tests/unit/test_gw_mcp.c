@@ -127,9 +127,14 @@ struct fixture {
 	size_t taken; /* replies already consumed */
 };
 
-static void collect(const char *json, size_t len, void *arg)
+static void collect(const char *json, size_t len, enum mcp_send_kind kind, void *ctx, void *arg)
 {
 	struct fixture *f = arg;
+	assert_null(ctx); /* mcp_session_handle passes no context */
+	if (kind == MCP_SEND_NONE) {
+		assert_null(json);
+		return;
+	}
 	assert_true(f->nsent < MAX_SENT);
 	assert_int_equal(strlen(json), len); /* no NUL inside, no trailing junk */
 	assert_null(memchr(json, '\n', len));
@@ -159,13 +164,19 @@ static int setup(void **state)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
 	assert_non_null(f);
-	f->fb.b =
-	    (struct exec_backend){fake_profiles, fake_start, fake_cancel, fake_abandon, &f->fb};
+	f->fb.b = (struct exec_backend){.profiles = fake_profiles,
+					.start = fake_start,
+					.cancel = fake_cancel,
+					.abandon = fake_abandon,
+					.impl = &f->fb};
 	f->fb.hello.nprofiles = 2;
 	set_profile(&f->fb.hello.profiles[0], "python", "/usr/bin/python3");
 	set_profile(&f->fb.hello.profiles[1], "javascript", "/usr/bin/node");
 	reset_tenant(f);
-	f->cfg = (struct mcp_config){"cellgate", "9.9.9", 4, &f->tenant};
+	f->cfg = (struct mcp_config){.server_name = "cellgate",
+				     .server_version = "9.9.9",
+				     .max_concurrent_jobs = 4,
+				     .tenant = &f->tenant};
 	new_session(f);
 	*state = f;
 	return 0;
