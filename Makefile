@@ -37,8 +37,9 @@ UNIT_JL := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test
 UNIT_GW := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_gw_*.c))
 HELPERS := $(patsubst tests/helpers/%.c,$(BUILD)/tests/%,$(wildcard tests/helpers/*.c))
 BENCH := $(BUILD)/bench/cellgate-bench
+BENCH_HTTP := $(BUILD)/bench/http-load $(BUILD)/bench/sse-idle
 
-.PHONY: all check asan deps fuzz bench clean unit-tests format
+.PHONY: all check asan deps fuzz bench bench-http run clean unit-tests format
 all: $(BUILD)/cellgate $(BUILD)/cellgate-jailer
 
 $(BUILD)/obj/%.o: %.c
@@ -73,6 +74,10 @@ $(BUILD)/tests/%: $(call obj,tests/helpers/%.c) $(IPC_LIB)
 $(BENCH): $(call obj,bench/cellgate-bench.c) $(IPC_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^
+
+$(BUILD)/bench/%: $(call obj,bench/%.c)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LIBS_GW) -lm
 
 unit-tests: $(UNIT_IPC) $(UNIT_JL) $(UNIT_GW) $(HELPERS)
 
@@ -114,6 +119,14 @@ $(BUILD)/fuzz/fuzz_ipc_decode: tests/fuzz/fuzz_ipc_decode.c $(IPC_SRC)
 
 bench: all $(BENCH)
 	$(BENCH) --build $(BUILD) $(BENCH_ARGS)
+
+# HTTP side by side with the official TypeScript SDK server (bench/http-bench.sh).
+bench-http: all $(BENCH_HTTP)
+	BUILD=$(BUILD) bench/http-bench.sh $(BENCH_ARGS)
+
+# A development jailer and gateway on http://127.0.0.1:8000/mcp (as root).
+run: all
+	BUILD=$(BUILD) scripts/dev-run.sh
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')

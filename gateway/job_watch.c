@@ -66,6 +66,13 @@ static int watch_admit(void *arg, const struct job_request *req, const char *lan
 
 	int rc = job_watch_precheck(w, &retry, &reason);
 	if (rc == -EIO) {
+		/* The refusal is itself audited; a record that gets written is
+		 * also what makes a recovered audit log healthy again. */
+		struct audit_denial d = {.method = "tools/call",
+					 .http_status = 503,
+					 .reason = "audit unavailable"};
+		fill_actor(w, &d.who);
+		audit_denied(w->audit, &d);
 		snprintf(msg, msgsize, "the audit log cannot be written, so no code runs now; try "
 				       "again later");
 		return rc;
