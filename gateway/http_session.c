@@ -32,7 +32,11 @@ struct sse_event {
 struct http_exchange {
 	struct http_session *s;
 	struct http_exchange *prev, *next;
-	struct evhttp_request *req; /* JSON mode: waiting for the reply; NULL once gone */
+	/* JSON mode: waiting for the reply.  Stays set when the client goes
+	 * away: evhttp 2.1 then detaches the request and answering it frees
+	 * it. */
+	struct evhttp_request *req;
+	bool client_gone;
 	bool sse;
 	bool done;
 	struct sse_stream *stream; /* SSE mode: the live stream, NULL when none */
@@ -139,9 +143,14 @@ static void exchange_unlink_free(struct http_exchange *x)
 		free(e);
 	}
 	if (x->req) {
-		struct evhttp_connection *evcon = evhttp_request_get_connection(x->req);
+		/* Never left unanswered: that would leak it (and hang a live
+		 * client). */
+		struct evhttp_request *req = x->req;
+		struct evhttp_connection *evcon = evhttp_request_get_connection(req);
 		if (evcon)
 			evhttp_connection_set_closecb(evcon, NULL, NULL);
+		x->req = NULL;
+		http_respond_rpc_error(req, 500, JSONRPC_INTERNAL_ERROR, "no reply");
 	}
 	free(x);
 }
@@ -162,9 +171,7 @@ static void exchange_req_closed(struct evhttp_connection *evcon, void *arg)
 {
 	struct http_exchange *x = arg;
 	(void)evcon;
-	x->req = NULL;
-	if (x->done)
-		exchange_unlink_free(x);
+	x->client_gone = true;
 }
 
 static void exchange_stream_closed(struct sse_stream *st, void *arg)
@@ -240,7 +247,7 @@ static void reply_json(struct http_exchange *x, int status, const char *json, si
 	if (x->session_header && mcp_session_initialized(x->s->mcp))
 		evhttp_add_header(evhttp_request_get_output_headers(req), "Mcp-Session-Id",
 				  x->s->id);
-	http_respond(req, status, "application/json", json, len);
+	http_respond(req, status, json ? "application/json" : NULL, json, len);
 }
 
 /* ---- the MCP send function ---- */
@@ -273,8 +280,8 @@ static void session_send(const char *json, size_t len, enum mcp_send_kind kind, 
 		return;
 	if (kind == MCP_SEND_FINAL)
 		reply_json(x, 200, json, len);
-	else if (x->req)
-		http_respond(x->req, 202, NULL, NULL, 0), x->req = NULL;
+	else
+		reply_json(x, 202, NULL, 0); /* cancelled: no reply will come */
 	exchange_unlink_free(x);
 }
 
@@ -294,7 +301,7 @@ static bool session_busy(struct http_session *s)
 	if (s->stream || mcp_session_pending(s->mcp) > 0)
 		return true;
 	for (struct http_exchange *x = s->exchanges; x; x = x->next)
-		if (x->stream || (x->req && !x->done))
+		if (x->stream || (x->req && !x->client_gone))
 			return true;
 	return false;
 }
@@ -415,7 +422,7 @@ void http_session_destroy(struct http_session *s)
 			x->stream = NULL;
 			sse_end(st);
 		}
-		if (x->req && !x->done) {
+		if (x->req) {
 			struct evhttp_request *req = x->req;
 			struct evhttp_connection *evcon = evhttp_request_get_connection(req);
 			if (evcon)

@@ -25,6 +25,7 @@ struct sse_stream {
 	sse_closed_fn closed;
 	void *arg;
 	struct evbuffer *scratch;
+	bool dropping; /* we are freeing the connection ourselves */
 };
 
 static void stream_free(struct sse_stream *s)
@@ -41,7 +42,12 @@ static void on_close(struct evhttp_connection *evcon, void *arg)
 {
 	struct sse_stream *s = arg;
 	(void)evcon;
-	/* evhttp frees the request with the connection. */
+	/* A client that went away: evhttp 2.1 has detached the unfinished
+	 * request from the dying connection and left it to us; ending it
+	 * frees it.  When we free the connection ourselves (drop), evhttp
+	 * frees the request with it. */
+	if (!s->dropping && s->req)
+		evhttp_send_reply_end(s->req);
 	s->req = NULL;
 	s->evcon = NULL;
 	if (s->closed)
@@ -55,6 +61,7 @@ static void drop(struct sse_stream *s)
 {
 	struct evhttp_connection *evcon = s->evcon;
 	gw_log(GW_LOG_INFO, "sse: dropping a stream whose client does not read");
+	s->dropping = true;
 	/* on_close runs from evhttp_connection_free and frees s */
 	evhttp_connection_free(evcon);
 }
