@@ -366,7 +366,8 @@ static void do_tools_list(struct mcp_session *s, const struct jsonrpc_msg *m,
 		return;
 	}
 	cJSON *result = cJSON_CreateObject();
-	cJSON *tools = tools_list_json(s->version);
+	const char *text = tools_list_text(s->version);
+	cJSON *tools = text ? cJSON_CreateRaw(text) : NULL;
 	if (!result || !tools || !cJSON_AddItemToObject(result, "tools", tools)) {
 		cJSON_Delete(tools);
 		cJSON_Delete(result);

@@ -83,3 +83,18 @@ cJSON *tools_list_json(enum mcp_version v)
 	}
 	return tools;
 }
+
+/* The tool table never changes while the process runs, so each revision's
+ * array is built and printed once; tools/list is the hottest request. */
+const char *tools_list_text(enum mcp_version v)
+{
+	static char *cache[MCP_VERSION_LATEST + 1];
+	if ((unsigned)v > MCP_VERSION_LATEST)
+		return NULL;
+	if (!cache[v]) {
+		cJSON *tools = tools_list_json(v);
+		cache[v] = tools ? cJSON_PrintUnformatted(tools) : NULL;
+		cJSON_Delete(tools);
+	}
+	return cache[v];
+}

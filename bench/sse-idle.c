@@ -1,0 +1,663 @@
+/* sse-idle: hold many idle server-sent-event streams open, to measure what
+ * each one costs the server (bench/http-bench.sh reads the server's VmRSS
+ * while they are held).
+ *
+ * Opens --connections N TCP connections (at most --parallel handshakes in
+ * flight, so the server's listen backlog is never flooded), sends a GET
+ * with the given headers on each, and counts a stream as established when
+ * the response head says 200 and Content-Type text/event-stream.  Events
+ * the server sends afterwards are read and discarded.  Once every
+ * connection is established or has failed (or --connect-timeout passed),
+ * it optionally creates --ready-file, holds the streams for --hold seconds
+ * and prints one line of JSON:
+ *   {"connections":N,"established":N,"failed":N,"dropped":N,"open_at_end":N,
+ *    "establish_s":X,"rss_kb_before":N,"rss_kb_held":N}
+ * (the rss fields only with --pid PID: the server's VmRSS before the first
+ * connect and at the end of the hold).  dropped counts streams the server
+ * closed during the hold.  It raises its own RLIMIT_NOFILE as far as the
+ * hard limit allows.
+ *
+ * Build: cc -std=c17 -O2 -Wall -Wextra -o build/bench/sse-idle bench/sse-idle.c
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <netdb.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/epoll.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_CONNS 60000
+#define MAX_HEADERS 64
+#define HEAD_CAP 8192 /* a response head must fit */
+#define NS 1000000000ull
+
+enum sstate { S_NEW, S_CONNECTING, S_HEAD, S_OPEN, S_FAILED, S_CLOSED };
+
+/* Framing of an open stream's body, followed only to notice its end. */
+enum bstate { B_UNTIL_CLOSE, B_LENGTH, B_CHUNK_SIZE, B_CHUNK_DATA, B_CHUNK_CRLF, B_TRAILER };
+
+struct stream {
+	int fd;
+	enum sstate st;
+	size_t out_off;
+	char *head; /* only while the response head is awaited */
+	size_t head_len;
+	enum bstate bs;
+	uint64_t remaining;
+	uint8_t line_len; /* chunk-size or trailer line seen so far (capped) */
+	char line[24];
+};
+
+enum fail_kind { F_CONNECT, F_STATUS, F_TYPE, F_CLOSED, F_TIMEOUT, F_MALFORMED, F_KINDS };
+static const char *const fail_names[F_KINDS] = {"connect",	"status",  "content_type",
+						"closed_early", "timeout", "malformed"};
+
+static struct {
+	unsigned n, parallel;
+	double hold, connect_timeout;
+	const char *url, *ready_file;
+	const char *headers[MAX_HEADERS];
+	unsigned nheaders;
+	long pid;
+	struct sockaddr_storage addr;
+	socklen_t addrlen;
+	char hostport[300];
+	char path[2048];
+	char *req;
+	size_t req_len;
+	int ep;
+	struct stream *s;
+	unsigned next, in_handshake, established, failed, dropped;
+	uint64_t fail_by_kind[F_KINDS];
+	char first_failure[256];
+} g;
+
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fputs("sse-idle: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(2);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0)
+		die("clock_gettime: %s", strerror(errno));
+	return (uint64_t)ts.tv_sec * NS + (uint64_t)ts.tv_nsec;
+}
+
+static double parse_num(const char *opt, const char *s, double min, double max)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !(v >= min && v <= max))
+		die("%s: '%s' is not a number in [%g, %g]", opt, s, min, max);
+	return v;
+}
+
+/* http://HOST[:PORT][/PATH]; HOST may be [v6]. */
+static void parse_url(const char *url)
+{
+	const char *p, *auth_end, *host_end, *port = NULL;
+	char host[256], portbuf[8];
+	struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM}, *res;
+	size_t hl;
+	int rc;
+
+	if (strncmp(url, "http://", 7) != 0)
+		die("--url: only http:// URLs");
+	p = url + 7;
+	auth_end = p + strcspn(p, "/?");
+	if (auth_end == p || (size_t)(auth_end - p) >= sizeof(g.hostport))
+		die("--url: bad host");
+	memcpy(g.hostport, p, (size_t)(auth_end - p));
+	g.hostport[auth_end - p] = '\0';
+	if (*p == '[') {
+		host_end = memchr(p, ']', (size_t)(auth_end - p));
+		if (!host_end)
+			die("--url: unterminated [");
+		p++;
+		if (host_end + 1 < auth_end && host_end[1] == ':')
+			port = host_end + 2;
+	} else {
+		host_end = memchr(p, ':', (size_t)(auth_end - p));
+		if (host_end)
+			port = host_end + 1;
+		else
+			host_end = auth_end;
+	}
+	hl = (size_t)(host_end - p);
+	if (hl == 0 || hl >= sizeof(host))
+		die("--url: bad host");
+	memcpy(host, p, hl);
+	host[hl] = '\0';
+	if (!port) {
+		port = "80";
+	} else {
+		size_t pl = (size_t)(auth_end - port);
+
+		if (pl == 0 || pl >= sizeof(portbuf))
+			die("--url: bad port");
+		memcpy(portbuf, port, pl);
+		portbuf[pl] = '\0';
+		port = portbuf;
+	}
+	if (*auth_end == '\0')
+		strcpy(g.path, "/");
+	else if (*auth_end == '?')
+		snprintf(g.path, sizeof(g.path), "/%s", auth_end);
+	else if (strlen(auth_end) < sizeof(g.path))
+		strcpy(g.path, auth_end);
+	else
+		die("--url: path too long");
+	rc = getaddrinfo(host, port, &hints, &res);
+	if (rc != 0)
+		die("%s: %s", host, gai_strerror(rc));
+	memcpy(&g.addr, res->ai_addr, res->ai_addrlen);
+	g.addrlen = res->ai_addrlen;
+	freeaddrinfo(res);
+}
+
+static void build_request(void)
+{
+	size_t cap = strlen(g.path) + strlen(g.hostport) + 128, len;
+	bool user_accept = false;
+
+	for (unsigned i = 0; i < g.nheaders; i++) {
+		cap += strlen(g.headers[i]) + 2;
+		user_accept |= strncasecmp(g.headers[i], "accept:", 7) == 0;
+	}
+	g.req = malloc(cap);
+	if (!g.req)
+		die("out of memory");
+	len = (size_t)snprintf(g.req, cap, "GET %s HTTP/1.1\r\nHost: %s\r\n", g.path, g.hostport);
+	if (!user_accept)
+		len += (size_t)snprintf(g.req + len, cap - len, "Accept: text/event-stream\r\n");
+	for (unsigned i = 0; i < g.nheaders; i++)
+		len += (size_t)snprintf(g.req + len, cap - len, "%s\r\n", g.headers[i]);
+	len += (size_t)snprintf(g.req + len, cap - len, "\r\n");
+	g.req_len = len;
+}
+
+/* VmRSS of a process in KiB, or -1. */
+static long read_rss_kb(long pid)
+{
+	char path[64], line[256];
+	long kb = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%ld/status", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmRSS: %ld kB", &kb) == 1)
+			break;
+	if (fclose(f) != 0)
+		return -1;
+	return kb;
+}
+
+static void raise_nofile(unsigned need)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+		die("getrlimit: %s", strerror(errno));
+	if (rl.rlim_cur >= need)
+		return;
+	/* Raising the hard limit works for root only; try it, then settle. */
+	if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < need) {
+		struct rlimit want = {need, need};
+
+		if (setrlimit(RLIMIT_NOFILE, &want) == 0)
+			return;
+	}
+	rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max >= need ? need : rl.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+		die("setrlimit: %s", strerror(errno));
+	if (rl.rlim_cur < need)
+		fprintf(stderr, "sse-idle: RLIMIT_NOFILE hard limit %ju < %u: fewer streams\n",
+			(uintmax_t)rl.rlim_max, need);
+}
+
+static void stream_end(struct stream *s, enum sstate st)
+{
+	if (s->st == S_CONNECTING || s->st == S_HEAD)
+		g.in_handshake--;
+	free(s->head);
+	s->head = NULL;
+	if (s->fd >= 0 && close(s->fd) != 0 && errno != EINTR)
+		die("close: %s", strerror(errno));
+	s->fd = -1;
+	s->st = st;
+}
+
+static void stream_fail(struct stream *s, enum fail_kind kind, const char *detail)
+{
+	g.failed++;
+	g.fail_by_kind[kind]++;
+	if (!g.first_failure[0])
+		snprintf(g.first_failure, sizeof(g.first_failure), "%s: %s", fail_names[kind],
+			 detail);
+	stream_end(s, S_FAILED);
+}
+
+static void stream_start(struct stream *s)
+{
+	struct epoll_event ev = {.events = EPOLLIN | EPOLLOUT, .data.ptr = s};
+
+	s->fd = socket(g.addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (s->fd < 0) {
+		/* Out of descriptors is this machine's limit, not the server's. */
+		if (errno == EMFILE || errno == ENFILE)
+			die("socket: %s after %u streams", strerror(errno), g.next);
+		die("socket: %s", strerror(errno));
+	}
+	g.in_handshake++;
+	s->st = S_CONNECTING;
+	if (connect(s->fd, (struct sockaddr *)&g.addr, g.addrlen) != 0 && errno != EINPROGRESS) {
+		stream_fail(s, F_CONNECT, strerror(errno));
+		return;
+	}
+	if (epoll_ctl(g.ep, EPOLL_CTL_ADD, s->fd, &ev) != 0)
+		die("epoll_ctl: %s", strerror(errno));
+}
+
+static void stream_write(struct stream *s)
+{
+	while (s->out_off < g.req_len) {
+		ssize_t n = send(s->fd, g.req + s->out_off, g.req_len - s->out_off, MSG_NOSIGNAL);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN)
+				return;
+			stream_fail(s, F_CONNECT, strerror(errno));
+			return;
+		}
+		s->out_off += (size_t)n;
+	}
+	{
+		struct epoll_event ev = {.events = EPOLLIN, .data.ptr = s};
+
+		if (epoll_ctl(g.ep, EPOLL_CTL_MOD, s->fd, &ev) != 0)
+			die("epoll_ctl: %s", strerror(errno));
+	}
+}
+
+/* The head is complete in s->head[0..end): is it a 200 event stream? */
+static void check_head(struct stream *s, const char *end)
+{
+	const char *p = s->head, *line;
+	bool sse = false;
+	char detail[64];
+	int status;
+
+	if (end - p < 12 || strncmp(p, "HTTP/1.", 7) != 0 || sscanf(p + 9, "%3d", &status) != 1) {
+		stream_fail(s, F_MALFORMED, "bad status line");
+		return;
+	}
+	if (status != 200) {
+		snprintf(detail, sizeof(detail), "HTTP %d", status);
+		stream_fail(s, F_STATUS, detail);
+		return;
+	}
+	s->bs = B_UNTIL_CLOSE;
+	for (line = memchr(p, '\n', (size_t)(end - p)); line && line < end;
+	     line = memchr(line, '\n', (size_t)(end - line))) {
+		const char *v, *colon, *eol;
+
+		line++;
+		colon = memchr(line, ':', (size_t)(end - line));
+		eol = memchr(line, '\n', (size_t)(end + 2 - line));
+		if (!colon || !eol || colon > eol)
+			continue;
+		for (v = colon + 1; v < eol && (*v == ' ' || *v == '\t'); v++)
+			;
+		if (colon - line == 12 && strncasecmp(line, "content-type", 12) == 0)
+			sse = eol - v >= 17 && strncasecmp(v, "text/event-stream", 17) == 0;
+		else if (colon - line == 17 && strncasecmp(line, "transfer-encoding", 17) == 0)
+			s->bs = memmem(v, (size_t)(eol - v), "chunked", 7) ? B_CHUNK_SIZE : s->bs;
+		else if (colon - line == 14 && strncasecmp(line, "content-length", 14) == 0 &&
+			 s->bs == B_UNTIL_CLOSE) {
+			s->bs = B_LENGTH;
+			s->remaining = strtoull(v, NULL, 10);
+		}
+	}
+	if (!sse) {
+		stream_fail(s, F_TYPE, "not text/event-stream");
+		return;
+	}
+	g.in_handshake--;
+	g.established++;
+	s->st = S_OPEN;
+}
+
+/* Follows the body's framing; true when the server ended the stream (its
+ * last chunk, or Content-Length reached) or framed it wrongly. */
+static bool body_feed(struct stream *s, const char *p, size_t n)
+{
+	for (size_t i = 0; i < n;) {
+		uint64_t take;
+		char c;
+
+		switch (s->bs) {
+		case B_UNTIL_CLOSE:
+			return false;
+		case B_LENGTH:
+		case B_CHUNK_DATA:
+			take = n - i < s->remaining ? n - i : s->remaining;
+			i += (size_t)take;
+			s->remaining -= take;
+			if (s->remaining == 0 && s->bs == B_LENGTH)
+				return true;
+			if (s->remaining == 0) {
+				s->bs = B_CHUNK_CRLF;
+				s->remaining = 2;
+			}
+			break;
+		case B_CHUNK_CRLF:
+			i++;
+			if (--s->remaining == 0)
+				s->bs = B_CHUNK_SIZE;
+			break;
+		case B_CHUNK_SIZE:
+		case B_TRAILER:
+			c = p[i++];
+			if (c != '\n') {
+				/* Long lines (extensions, trailers) only need their start. */
+				if (c != '\r' && s->line_len < sizeof(s->line) - 1)
+					s->line[s->line_len++] = c;
+				break;
+			}
+			s->line[s->line_len] = '\0';
+			if (s->bs == B_TRAILER) {
+				if (s->line_len == 0)
+					return true; /* the empty line after the last chunk */
+			} else {
+				char *end;
+
+				s->remaining = strtoull(s->line, &end, 16);
+				if (end == s->line)
+					return true;
+				s->bs = s->remaining == 0 ? B_TRAILER : B_CHUNK_DATA;
+			}
+			s->line_len = 0;
+			break;
+		}
+	}
+	return false;
+}
+
+/* The server ended an open stream. */
+static void stream_ended(struct stream *s, bool holding, const char *why)
+{
+	g.established--;
+	if (!holding) {
+		stream_fail(s, F_CLOSED, why);
+		return;
+	}
+	g.dropped++;
+	stream_end(s, S_CLOSED);
+}
+
+static void stream_read(struct stream *s, bool holding)
+{
+	char scratch[4096];
+	ssize_t n;
+
+	if (s->st == S_HEAD) {
+		char *end;
+		size_t body_at;
+
+		n = recv(s->fd, s->head + s->head_len, HEAD_CAP - s->head_len, 0);
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			return;
+		if (n <= 0) {
+			stream_fail(s, F_CLOSED,
+				    n < 0 ? strerror(errno) : "closed before the head");
+			return;
+		}
+		s->head_len += (size_t)n;
+		end = memmem(s->head, s->head_len, "\r\n\r\n", 4);
+		if (!end) {
+			if (s->head_len == HEAD_CAP)
+				stream_fail(s, F_MALFORMED, "response head too large");
+			return;
+		}
+		check_head(s, end);
+		if (s->st != S_OPEN)
+			return;
+		/* The first events may have come with the head. */
+		body_at = (size_t)(end + 4 - s->head);
+		if (body_feed(s, s->head + body_at, s->head_len - body_at))
+			stream_ended(s, holding, "stream ended right after the head");
+		free(s->head);
+		s->head = NULL;
+		return;
+	}
+	/* An open stream: the events themselves are not interesting. */
+	n = recv(s->fd, scratch, sizeof(scratch), 0);
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n <= 0)
+		stream_ended(s, holding, n < 0 ? strerror(errno) : "connection closed");
+	else if (body_feed(s, scratch, (size_t)n))
+		stream_ended(s, holding, "the server ended the stream");
+}
+
+static void on_event(struct stream *s, uint32_t events, bool holding)
+{
+	if (s->st == S_CONNECTING) {
+		int err = 0;
+		socklen_t len = sizeof(err);
+
+		if (getsockopt(s->fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0)
+			die("getsockopt: %s", strerror(errno));
+		if (err) {
+			stream_fail(s, F_CONNECT, strerror(err));
+			return;
+		}
+		if (!(events & EPOLLOUT))
+			return;
+		s->head = malloc(HEAD_CAP);
+		if (!s->head)
+			die("out of memory");
+		s->head_len = 0;
+		s->st = S_HEAD;
+		stream_write(s);
+		return;
+	}
+	if (s->st == S_HEAD && s->out_off < g.req_len && (events & EPOLLOUT)) {
+		stream_write(s);
+		if (s->st != S_HEAD)
+			return;
+	}
+	if (events & (EPOLLIN | EPOLLERR | EPOLLHUP))
+		stream_read(s, holding);
+}
+
+/* Runs the event loop until `until`; while establishing, starts new
+ * connections as handshakes finish and stops once none is left. */
+static void run(uint64_t until, bool holding)
+{
+	struct epoll_event evs[512];
+
+	for (;;) {
+		uint64_t now = now_ns();
+		int n, timeout_ms;
+
+		if (!holding) {
+			while (g.next < g.n && g.in_handshake < g.parallel)
+				stream_start(&g.s[g.next++]);
+			if (g.next == g.n && g.in_handshake == 0)
+				return;
+		}
+		if (now >= until)
+			return;
+		timeout_ms = (int)((until - now + 999999) / 1000000);
+		if (timeout_ms > 1000)
+			timeout_ms = 1000;
+		n = epoll_wait(g.ep, evs, (int)(sizeof(evs) / sizeof(evs[0])), timeout_ms);
+		if (n < 0 && errno != EINTR)
+			die("epoll_wait: %s", strerror(errno));
+		for (int i = 0; i < n; i++)
+			on_event(evs[i].data.ptr, evs[i].events, holding);
+	}
+}
+
+static void usage(void)
+{
+	fputs("usage: sse-idle --url http://HOST:PORT/PATH [--connections N] [--hold S]\n"
+	      "  [--header 'K: V']... [--parallel P] [--connect-timeout S]\n"
+	      "  [--ready-file PATH] [--pid PID]\n",
+	      stderr);
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+	    {"url", required_argument, NULL, 'u'},
+	    {"connections", required_argument, NULL, 'c'},
+	    {"hold", required_argument, NULL, 'd'},
+	    {"header", required_argument, NULL, 'H'},
+	    {"parallel", required_argument, NULL, 'p'},
+	    {"connect-timeout", required_argument, NULL, 't'},
+	    {"ready-file", required_argument, NULL, 'r'},
+	    {"pid", required_argument, NULL, 'P'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	uint64_t t0, t_est;
+	long rss_before = -1, rss_held = -1;
+	unsigned open_at_end = 0;
+	int opt;
+
+	g.n = 10000;
+	g.parallel = 256;
+	g.hold = 10;
+	g.connect_timeout = 60;
+	while ((opt = getopt_long(argc, argv, "u:c:d:H:p:t:r:P:h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'u':
+			g.url = optarg;
+			break;
+		case 'c':
+			g.n = (unsigned)parse_num("--connections", optarg, 1, MAX_CONNS);
+			break;
+		case 'd':
+			g.hold = parse_num("--hold", optarg, 0, 86400);
+			break;
+		case 'H':
+			if (g.nheaders == MAX_HEADERS)
+				die("at most %d --header", MAX_HEADERS);
+			if (!strchr(optarg, ':') || strpbrk(optarg, "\r\n"))
+				die("--header: want 'Name: value' on one line");
+			g.headers[g.nheaders++] = optarg;
+			break;
+		case 'p':
+			g.parallel = (unsigned)parse_num("--parallel", optarg, 1, MAX_CONNS);
+			break;
+		case 't':
+			g.connect_timeout = parse_num("--connect-timeout", optarg, 0.1, 86400);
+			break;
+		case 'r':
+			g.ready_file = optarg;
+			break;
+		case 'P':
+			g.pid = (long)parse_num("--pid", optarg, 1, 1 << 30);
+			break;
+		default:
+			usage();
+		}
+	}
+	if (!g.url || optind != argc)
+		usage();
+	parse_url(g.url);
+	build_request();
+	raise_nofile(g.n + 64);
+	if (signal(SIGPIPE, SIG_IGN) == SIG_ERR)
+		die("signal: %s", strerror(errno));
+	g.s = calloc(g.n, sizeof(*g.s));
+	if (!g.s)
+		die("out of memory");
+	for (unsigned i = 0; i < g.n; i++)
+		g.s[i].fd = -1;
+	g.ep = epoll_create1(EPOLL_CLOEXEC);
+	if (g.ep < 0)
+		die("epoll_create1: %s", strerror(errno));
+	if (g.pid)
+		rss_before = read_rss_kb(g.pid);
+
+	t0 = now_ns();
+	run(t0 + (uint64_t)(g.connect_timeout * 1e9), false);
+	t_est = now_ns();
+	for (unsigned i = 0; i < g.n; i++) {
+		if (g.s[i].st == S_CONNECTING || g.s[i].st == S_HEAD)
+			stream_fail(&g.s[i], F_TIMEOUT, "no response head in --connect-timeout");
+		else if (g.s[i].st == S_NEW) {
+			g.fail_by_kind[F_TIMEOUT]++; /* never started */
+			g.failed++;
+		}
+	}
+	fprintf(stderr, "sse-idle: %u of %u streams open after %.2f s, holding %.0f s\n",
+		g.established, g.n, (double)(t_est - t0) / 1e9, g.hold);
+	if (g.ready_file) {
+		int fd = open(g.ready_file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+		if (fd < 0 || close(fd) != 0)
+			die("%s: %s", g.ready_file, strerror(errno));
+	}
+	run(now_ns() + (uint64_t)(g.hold * 1e9), true);
+	if (g.pid)
+		rss_held = read_rss_kb(g.pid);
+	for (unsigned i = 0; i < g.n; i++)
+		open_at_end += g.s[i].st == S_OPEN;
+
+	printf("{\"connections\":%u,\"established\":%u,\"failed\":%u,\"dropped\":%u,"
+	       "\"open_at_end\":%u,\"establish_s\":%.3f",
+	       g.n, g.established + g.dropped, g.failed, g.dropped, open_at_end,
+	       (double)(t_est - t0) / 1e9);
+	if (g.pid)
+		printf(",\"rss_kb_before\":%ld,\"rss_kb_held\":%ld", rss_before, rss_held);
+	printf("}\n");
+	if (g.failed) {
+		fprintf(stderr, "sse-idle: failures:");
+		for (int k = 0; k < F_KINDS; k++)
+			if (g.fail_by_kind[k])
+				fprintf(stderr, " %s=%" PRIu64, fail_names[k], g.fail_by_kind[k]);
+		fprintf(stderr, "; first: %s\n", g.first_failure);
+	}
+	if (fflush(stdout) != 0)
+		die("stdout: %s", strerror(errno));
+	return 0;
+}
