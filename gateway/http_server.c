@@ -13,7 +13,6 @@
 #include <string.h>
 #include <sys/resource.h>
 
-#include "http_conn.h"
 #include "http_gateway.h"
 #include "http_guard.h"
 #include "http_reply.h"
@@ -28,7 +27,6 @@
 struct listener {
 	struct http_gateway *gw;
 	struct evhttp *http;
-	struct http_conns *conns;
 	bool metrics; /* serves /metrics without a key (its own address) */
 	bool main;    /* serves the MCP endpoints */
 };
@@ -78,7 +76,6 @@ static void route(struct evhttp_request *req, void *arg)
 	struct http_caller caller;
 	const char *transport;
 
-	http_conns_request_seen(l->conns, req);
 	if (!path) {
 		http_respond(req, 400, NULL, NULL, 0);
 		return;
@@ -156,13 +153,13 @@ static int listener_open(struct listener *l, struct http_gateway *gw, const char
 	l->http = evhttp_new(gw->base);
 	if (!l->http)
 		return -1;
-	l->conns = http_conns_new(gw->base, l->http, cfg->max_connections, cfg->header_timeout_ms);
-	if (!l->conns)
-		return -1;
 	evhttp_set_max_body_size(l->http, (ev_ssize_t)cfg->max_body_bytes);
 	evhttp_set_max_headers_size(l->http, 16384);
-	struct timeval tv = {.tv_sec = cfg->body_timeout_ms / 1000,
-			     .tv_usec = (cfg->body_timeout_ms % 1000) * 1000};
+	/* libevent 2.1's evhttp has one idle timeout for reading a request
+	 * (head or body) and writing a reply; event streams set their own. */
+	unsigned idle_ms = cfg->header_timeout_ms < cfg->body_timeout_ms ? cfg->header_timeout_ms
+									 : cfg->body_timeout_ms;
+	struct timeval tv = {.tv_sec = idle_ms / 1000, .tv_usec = (idle_ms % 1000) * 1000};
 	evhttp_set_timeout_tv(l->http, &tv);
 	evhttp_set_allowed_methods(l->http, EVHTTP_REQ_GET | EVHTTP_REQ_POST | EVHTTP_REQ_DELETE |
 						EVHTTP_REQ_OPTIONS | EVHTTP_REQ_HEAD |
@@ -183,7 +180,6 @@ static void listener_close(struct listener *l)
 {
 	if (l->http)
 		evhttp_free(l->http);
-	http_conns_free(l->conns);
 }
 
 static void on_signal(evutil_socket_t sig, short what, void *arg)
