@@ -32,10 +32,12 @@ struct gw_config {
 	unsigned nhosts;
 	char allowed_hosts[GW_MAX_HOSTS][GW_ORIGIN_MAX]; /* host names, no port */
 	/* [limits] */
-	unsigned max_connections;	 /* default 1024 */
+	unsigned max_connections;	 /* per listen address; default 1024 */
 	size_t max_body_bytes;		 /* default 4 MiB */
-	unsigned header_timeout_ms;	 /* whole request head must arrive; default 10000 */
-	unsigned body_timeout_ms;	 /* idle read while a body arrives; default 30000 */
+	/* A whole request within header + body timeouts; no read pause
+	 * longer than the smaller (http_conn.h).  Defaults 10000, 30000. */
+	unsigned header_timeout_ms;
+	unsigned body_timeout_ms;
 	unsigned max_sessions_per_tenant; /* default 64 */
 	unsigned session_idle_timeout_s; /* default 1800 */
 	unsigned sse_keepalive_s;	 /* default 15 */

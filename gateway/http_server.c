@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/resource.h>
 
+#include "http_conn.h"
 #include "http_gateway.h"
 #include "http_guard.h"
 #include "http_reply.h"
@@ -27,6 +28,7 @@
 struct listener {
 	struct http_gateway *gw;
 	struct evhttp *http;
+	struct http_conns *conns;
 	bool metrics; /* serves /metrics without a key (its own address) */
 	bool main;    /* serves the MCP endpoints */
 };
@@ -76,6 +78,12 @@ static void route(struct evhttp_request *req, void *arg)
 	struct http_caller caller;
 	const char *transport;
 
+	if (http_conn_request_begin(l->conns, req) < 0) {
+		evhttp_add_header(evhttp_request_get_output_headers(req), "Connection", "close");
+		evhttp_add_header(evhttp_request_get_output_headers(req), "Retry-After", "1");
+		http_respond(req, 503, NULL, NULL, 0);
+		return;
+	}
 	if (!path) {
 		http_respond(req, 400, NULL, NULL, 0);
 		return;
@@ -153,6 +161,12 @@ static int listener_open(struct listener *l, struct http_gateway *gw, const char
 	l->http = evhttp_new(gw->base);
 	if (!l->http)
 		return -1;
+	/* A request, head and body, must arrive within the sum of the two
+	 * timeouts (slow clients are dropped; see http_conn.h). */
+	l->conns = http_conns_new(gw->base, l->http, cfg->max_connections,
+				  cfg->header_timeout_ms + cfg->body_timeout_ms);
+	if (!l->conns)
+		return -1;
 	evhttp_set_max_body_size(l->http, (ev_ssize_t)cfg->max_body_bytes);
 	evhttp_set_max_headers_size(l->http, 16384);
 	/* libevent 2.1's evhttp has one idle timeout for reading a request
@@ -180,6 +194,7 @@ static void listener_close(struct listener *l)
 {
 	if (l->http)
 		evhttp_free(l->http);
+	http_conns_free(l->conns); /* after evhttp_free: it closes the connections */
 }
 
 static void on_signal(evutil_socket_t sig, short what, void *arg)

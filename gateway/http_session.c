@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/random.h>
 
+#include "http_conn.h"
 #include "http_reply.h"
 #include "job_watch.h"
 #include "jsonrpc.h"
@@ -148,7 +149,7 @@ static void exchange_unlink_free(struct http_exchange *x)
 		struct evhttp_request *req = x->req;
 		struct evhttp_connection *evcon = evhttp_request_get_connection(req);
 		if (evcon)
-			evhttp_connection_set_closecb(evcon, NULL, NULL);
+			http_conn_on_close(evcon, NULL, NULL);
 		x->req = NULL;
 		http_respond_rpc_error(req, 500, JSONRPC_INTERNAL_ERROR, "no reply");
 	}
@@ -167,10 +168,9 @@ static void prune_done(struct http_session *s)
 	}
 }
 
-static void exchange_req_closed(struct evhttp_connection *evcon, void *arg)
+static void exchange_req_closed(void *arg)
 {
 	struct http_exchange *x = arg;
-	(void)evcon;
 	x->client_gone = true;
 }
 
@@ -242,7 +242,7 @@ static void reply_json(struct http_exchange *x, int status, const char *json, si
 		return;
 	struct evhttp_connection *evcon = evhttp_request_get_connection(req);
 	if (evcon)
-		evhttp_connection_set_closecb(evcon, NULL, NULL);
+		http_conn_on_close(evcon, NULL, NULL);
 	x->req = NULL;
 	if (x->session_header && mcp_session_initialized(x->s->mcp))
 		evhttp_add_header(evhttp_request_get_output_headers(req), "Mcp-Session-Id",
@@ -426,7 +426,7 @@ void http_session_destroy(struct http_session *s)
 			struct evhttp_request *req = x->req;
 			struct evhttp_connection *evcon = evhttp_request_get_connection(req);
 			if (evcon)
-				evhttp_connection_set_closecb(evcon, NULL, NULL);
+				http_conn_on_close(evcon, NULL, NULL);
 			x->req = NULL;
 			http_respond_rpc_error(req, 404, -32001, "session terminated");
 		}
@@ -497,7 +497,7 @@ void http_session_dispatch(struct http_session *s, struct evhttp_request *req,
 		x->req = req;
 		struct evhttp_connection *evcon = evhttp_request_get_connection(req);
 		if (evcon)
-			evhttp_connection_set_closecb(evcon, exchange_req_closed, x);
+			http_conn_on_close(evcon, exchange_req_closed, x);
 	}
 	/* x may be gone when this returns (a synchronous reply). */
 	mcp_session_handle_parsed(s->mcp, in, x);

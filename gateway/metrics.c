@@ -83,6 +83,7 @@ static struct {
 	int64_t jobs_active;
 	int64_t sse_streams_open;
 	int64_t connections_open;
+	uint64_t connections_dropped[2]; /* over the limit, too slow */
 	int jailer_up;
 } m;
 
@@ -225,6 +226,11 @@ void metrics_sse_streams_add(int delta)
 void metrics_connections_add(int delta)
 {
 	m.connections_open += delta;
+}
+
+void metrics_connection_dropped(const char *reason)
+{
+	m.connections_dropped[strcmp(reason, "limit") == 0 ? 0 : 1]++;
 }
 
 void metrics_set_jailer_up(int up)
@@ -391,6 +397,13 @@ static void render_rest(FILE *f)
 		     m.sse_streams_open);
 	render_gauge(f, "cellgate_http_connections_open", "HTTP connections open.",
 		     m.connections_open);
+	put_family(f, "cellgate_http_connections_dropped_total", "counter",
+		   "Connections closed by the gateway: one over max_connections (limit), or a "
+		   "request that did not arrive in time (slow).");
+	fprintf(f, "cellgate_http_connections_dropped_total{reason=\"limit\"} %" PRIu64 "\n",
+		m.connections_dropped[0]);
+	fprintf(f, "cellgate_http_connections_dropped_total{reason=\"slow\"} %" PRIu64 "\n",
+		m.connections_dropped[1]);
 	render_gauge(f, "cellgate_jailer_up", "1 when the gateway holds a working jailer link.",
 		     m.jailer_up);
 

@@ -28,6 +28,9 @@ void metrics_sessions_add(int delta);    /* gauge cellgate_sessions_active */
 void metrics_jobs_add(int delta);        /* gauge cellgate_jobs_active */
 void metrics_sse_streams_add(int delta); /* gauge cellgate_sse_streams_open */
 void metrics_connections_add(int delta); /* gauge cellgate_http_connections_open */
+/* reason: "limit" (one over max_connections) or "slow" (the request
+ * deadline passed) */
+void metrics_connection_dropped(const char *reason);
 void metrics_set_jailer_up(int up);      /* gauge cellgate_jailer_up */
 
 /* The exposition text, malloc'd (caller frees), length in *len.  NULL on

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "http_conn.h"
 #include "http_reply.h"
 #include "log.h"
 #include "metrics.h"
@@ -38,10 +39,9 @@ static void stream_free(struct sse_stream *s)
 	free(s);
 }
 
-static void on_close(struct evhttp_connection *evcon, void *arg)
+static void on_close(void *arg)
 {
 	struct sse_stream *s = arg;
-	(void)evcon;
 	/* A client that went away: evhttp 2.1 has detached the unfinished
 	 * request from the dying connection and left it to us; ending it
 	 * frees it.  When we free the connection ourselves (drop), evhttp
@@ -119,7 +119,7 @@ struct sse_stream *sse_start(struct evhttp_request *req, struct event_base *base
 	 * write that makes no progress still ends it. */
 	struct timeval wt = {.tv_sec = SSE_WRITE_TIMEOUT_S};
 	bufferevent_set_timeouts(evhttp_connection_get_bufferevent(evcon), NULL, &wt);
-	evhttp_connection_set_closecb(evcon, on_close, s);
+	http_conn_on_close(evcon, on_close, s);
 	return s;
 fail:
 	if (s) {
@@ -169,7 +169,7 @@ int sse_send_raw(struct sse_stream *s, const char *text)
 void sse_end(struct sse_stream *s)
 {
 	if (s->req) {
-		evhttp_connection_set_closecb(s->evcon, NULL, NULL);
+		http_conn_on_close(s->evcon, NULL, NULL);
 		evhttp_send_reply_end(s->req);
 	}
 	stream_free(s);

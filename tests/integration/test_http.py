@@ -734,28 +734,82 @@ def test_half_request_line_closed(ctx):
     eq(status, 200, "healthz after a dropped slow client")
 
 
-def test_slowloris_closed(ctx):
-    raise harness.Skip("not implemented yet: evhttp (libevent 2.1) offers no per-connection "
-                       "hook that keeps Connection: close replies intact; see README")
-    gw = Gateway(ctx, limits={"header_timeout": "1s"})
-    s = raw_socket(gw)
-    s.sendall(("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nX-Slow: " % gw.port).encode())
+def drip_until_closed(s, payload, limit):
+    """Send payload one byte per 0.2 s until the server closes s; seconds
+    until then, or None if still open after `limit` seconds."""
     t0 = time.monotonic()
-    closed_at = None
-    while time.monotonic() - t0 < 6:
+    for b in payload:
+        if time.monotonic() - t0 > limit:
+            return None
         try:
-            s.send(b"a")
+            s.send(bytes([b]))
         except OSError:
-            closed_at = time.monotonic() - t0
-            break
-        dt = wait_closed(s, 0.3)
-        if dt is not None:
-            closed_at = time.monotonic() - t0
-            break
+            return time.monotonic() - t0
+        if wait_closed(s, 0.2) is not None:
+            return time.monotonic() - t0
+    return None
+
+
+SLOW = {"header_timeout": "1s", "body_timeout": "500ms"}  # whole request within 1.5 s
+
+
+def test_slowloris_closed(ctx):
+    gw = Gateway(ctx, limits=SLOW)
+    s = raw_socket(gw)
+    head = ("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nX-Slow: " % gw.port).encode()
+    closed_at = drip_until_closed(s, head + b"a" * 100, 6)
     s.close()
-    check(closed_at is not None, "a header dripped at 1 byte per 0.3 s kept the connection "
-          "open for 6 s (header_timeout 1 s)")
-    check(closed_at <= 2.5, "slowloris closed only after %.2f s" % closed_at)
+    check(closed_at is not None, "a header dripped at 1 byte per 0.2 s kept the connection "
+          "open for 6 s (header_timeout 1 s + body_timeout 0.5 s)")
+    check(1.2 <= closed_at <= 3.0, "slowloris closed after %.2f s, expected about 1.5 s"
+          % closed_at)
+    # A body dripped the same way is dropped too.
+    c = gw.client()
+    c.initialize()
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"}).encode()
+    s = raw_socket(gw)
+    head = ("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n" % gw.port)
+    for k, v in c.headers().items():
+        head += "%s: %s\r\n" % (k, v)
+    head += "Content-Type: application/json\r\nContent-Length: %d\r\n\r\n" % (len(body) + 200)
+    s.sendall(head.encode())
+    closed_at = drip_until_closed(s, body + b" " * 200, 6)
+    s.close()
+    check(closed_at is not None and closed_at <= 3.0,
+          "a dripped body was not dropped within 3 s (%r)" % closed_at)
+    _st, _h, mbody = gw.raw("GET", "/metrics", headers=c.headers(session=False, version=False))
+    m = parse_metrics(mbody.decode())
+    check(m.get('cellgate_http_connections_dropped_total{reason="slow"}', 0) >= 2,
+          "slow drops counted: %r" % {k: v for k, v in m.items() if "dropped" in k})
+    eq(gw.raw("GET", "/healthz")[0], 200, "healthz after dropping slow clients")
+
+
+def test_deadline_spares_streams_and_keepalive(ctx):
+    """The request deadline bounds receiving a request, not answering it:
+    an SSE stream outlives it, and a kept-alive connection gets a fresh
+    deadline for each request."""
+    gw = Gateway(ctx, limits=dict(SLOW, sse_keepalive="1s"))
+    c = gw.client()
+    c.initialize()
+    st = c.open("GET", extra={"Accept": "text/event-stream"})
+    eq(st.status, 200, "standalone GET stream")
+    t0 = time.monotonic()
+    conn = gw.connect()
+    for i in range(6):
+        status, _h, _b = send(conn, "GET", "/healthz")
+        eq(status, 200, "healthz #%d on one kept-alive connection" % i)
+        # under the 0.5 s idle timeout and the 1.5 s deadline each time,
+        # over the deadline in sum
+        time.sleep(0.35)
+    # The stream is over 2.7 s old now: it still carries keep-alives.
+    for _ in range(2):
+        st.conn.sock.settimeout(3)
+        line = st.resp.readline()
+        check(line.startswith(b":"), "SSE stream after %.1f s: %r instead of a keep-alive"
+              % (time.monotonic() - t0, line))
+        st.resp.readline()
+    conn.close()
+    st.close()
 
 
 def raw_exchange(gw, request, timeout=5):
@@ -804,8 +858,6 @@ def test_connection_close_gets_reply(ctx):
 
 
 def test_max_connections(ctx):
-    raise harness.Skip("not implemented yet: evhttp (libevent 2.1) offers no per-connection "
-                       "hook that keeps Connection: close replies intact; see README")
     gw = Gateway(ctx, limits={"max_connections": "4"})
     first = gw.connect()
 
