@@ -18,6 +18,7 @@
 struct event_base;
 struct evhttp;
 struct evhttp_request;
+struct http_health;
 struct http_session_table;
 struct jailer_client;
 
@@ -38,9 +39,7 @@ struct http_gateway {
 	struct exec_backend backend;
 	struct http_session_table *sessions;
 	bool listen_loopback; /* the main listener is bound to a loopback address */
-	/* /healthz caches the jailer probe for a second. */
-	uint64_t health_checked_ns;
-	bool health_ok;
+	struct http_health *health; /* /healthz */
 };
 
 /* Who is making a request, once authenticated. */

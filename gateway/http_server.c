@@ -16,14 +16,13 @@
 #include "http_conn.h"
 #include "http_gateway.h"
 #include "http_guard.h"
+#include "http_health.h"
 #include "http_reply.h"
 #include "http_session.h"
 #include "jailer_client.h"
 #include "log.h"
 #include "metrics.h"
 #include "transport_http.h"
-
-#define HEALTH_CACHE_NS 1000000000ull
 
 struct listener {
 	struct http_gateway *gw;
@@ -36,24 +35,6 @@ struct listener {
 struct tenant_state *http_gateway_state(struct http_gateway *gw, const struct tenant *t)
 {
 	return &gw->states[t - gw->tenants->t];
-}
-
-static void handle_healthz(struct http_gateway *gw, struct evhttp_request *req)
-{
-	uint64_t now = ratelimit_now_ns();
-	if (gw->health_checked_ns == 0 || now - gw->health_checked_ns > HEALTH_CACHE_NS) {
-		gw->health_ok = jailer_client_probe(gw->jc) == 0;
-		gw->health_checked_ns = now;
-		metrics_set_jailer_up(gw->health_ok);
-	}
-	bool audit_ok = !gw->audit || audit_healthy(gw->audit);
-	char body[128];
-	int n = snprintf(body, sizeof(body), "{\"status\":\"%s\",\"jailer\":\"%s\",\"audit\":\"%s\"}",
-			 gw->health_ok && audit_ok ? "ok" : "unavailable",
-			 gw->health_ok ? "up" : "down", audit_ok ? "ok" : "failing");
-	evhttp_add_header(evhttp_request_get_output_headers(req), "Cache-Control", "no-store");
-	http_respond(req, gw->health_ok && audit_ok ? 200 : 503, "application/json", body,
-		     (size_t)n);
 }
 
 static void handle_metrics(struct evhttp_request *req)
@@ -89,7 +70,7 @@ static void route(struct evhttp_request *req, void *arg)
 		return;
 	}
 	if (strcmp(path, "/healthz") == 0 && (cmd == EVHTTP_REQ_GET || cmd == EVHTTP_REQ_HEAD)) {
-		handle_healthz(gw, req);
+		http_health_handle(gw->health, req);
 		return;
 	}
 	if (strcmp(path, "/metrics") == 0 && cmd == EVHTTP_REQ_GET && l->metrics) {
@@ -249,8 +230,9 @@ int http_serve(const char *config_path, const char *listen, const char *jailer_s
 	gw.tenants = &tenants;
 	gw.base = event_base_new();
 	gw.sessions = http_sessions_new();
+	gw.health = http_health_new(&gw);
 	gw.states = calloc(tenants.n ? tenants.n : 1, sizeof(*gw.states));
-	if (!gw.base || !gw.sessions || !gw.states)
+	if (!gw.base || !gw.sessions || !gw.health || !gw.states)
 		goto out;
 	if (cfg.audit_file[0] || cfg.audit_journald != GW_JOURNALD_NO) {
 		struct audit_options ao = {
@@ -304,6 +286,7 @@ out:
 	 * written while the jailer connection and the audit log still exist. */
 	if (gw.sessions)
 		http_sessions_free(gw.sessions);
+	http_health_free(gw.health); /* answers what waits, before the connections go */
 	listener_close(&main_l);
 	listener_close(&metrics_l);
 	if (sigterm)

@@ -19,6 +19,9 @@
 #define HELLO_TIMEOUT_MS 10000
 #define PROBE_TIMEOUT_MS 1000
 
+struct jailer_probe;
+static void probe_drop(struct jailer_client *jc);
+
 struct pending {
 	uint64_t job_id;
 	jailer_reply_fn fn;
@@ -35,6 +38,7 @@ struct jailer_client {
 	struct pending *pending;
 	char socket_path[108];
 	pid_t helper;
+	struct jailer_probe *probe; /* at most one at a time */
 };
 
 static int connect_path(const char *path, char *err, size_t errlen)
@@ -273,6 +277,7 @@ void jailer_client_free(struct jailer_client *jc)
 {
 	if (!jc)
 		return;
+	probe_drop(jc);
 	disconnect(jc);
 	fail_all(jc);
 	if (jc->helper > 0) {
@@ -356,19 +361,116 @@ void jailer_client_forget(struct jailer_client *jc, uint64_t job_id)
 
 /* A probe for /healthz: in socket mode a fresh connection and HELLO (the
  * jailer answers, not just "a socket was open once"); with the setuid
- * helper, whether its socketpair is still up.  Blocks up to one second, so
- * callers cache the answer. */
-int jailer_client_probe(struct jailer_client *jc)
+ * helper, whether its socketpair is still up.  Nothing here blocks: the
+ * connection is non-blocking and the answer is awaited in the event loop,
+ * for PROBE_TIMEOUT_MS at most. */
+struct jailer_probe {
+	struct jailer_client *jc;
+	int fd;
+	struct event *ev;
+	jailer_probe_fn fn;
+	void *arg;
+	int rc; /* the answer when known before waiting (helper mode) */
+};
+
+static void probe_end(struct jailer_probe *p, int rc)
 {
-	if (!jc->socket_path[0])
-		return jc->fd >= 0 ? 0 : -ENOTCONN;
+	jailer_probe_fn fn = p->fn;
+	void *arg = p->arg;
+	p->jc->probe = NULL;
+	event_free(p->ev);
+	if (p->fd >= 0)
+		close(p->fd);
+	free(p);
+	fn(rc, arg);
+}
+
+/* Shutting down: nobody waits for the answer any more. */
+static void probe_drop(struct jailer_client *jc)
+{
+	struct jailer_probe *p = jc->probe;
+	if (!p)
+		return;
+	jc->probe = NULL;
+	event_free(p->ev);
+	if (p->fd >= 0)
+		close(p->fd);
+	free(p);
+}
+
+static void on_probe(evutil_socket_t fd, short what, void *arg)
+{
+	struct jailer_probe *p = arg;
+	if (fd < 0) {
+		probe_end(p, p->rc);
+		return;
+	}
+	if (!(what & EV_READ)) {
+		probe_end(p, -ETIMEDOUT);
+		return;
+	}
+	static struct ipc_msg r;
+	int derr = 0;
+	int rc = ipc_recv(p->fd, &r, &derr);
+	if (rc < 0) {
+		probe_end(p, rc);
+		return;
+	}
+	if (r.type != IPC_HELLO_OK) {
+		ipc_close_fds(&r);
+		probe_end(p, r.type == IPC_ERROR ? -EPERM : -EPROTO);
+		return;
+	}
+	probe_end(p, 0);
+}
+
+int jailer_client_probe_start(struct jailer_client *jc, jailer_probe_fn fn, void *arg)
+{
+	if (jc->probe)
+		return -EALREADY;
+	struct jailer_probe *p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	p->jc = jc;
+	p->fn = fn;
+	p->arg = arg;
+	p->fd = -1;
+	struct timeval tv = {.tv_sec = PROBE_TIMEOUT_MS / 1000,
+			     .tv_usec = (PROBE_TIMEOUT_MS % 1000) * 1000};
+	if (!jc->socket_path[0]) {
+		/* The helper's socketpair: the answer is known now, but is
+		 * given from the loop like any other. */
+		p->rc = jc->fd >= 0 ? 0 : -ENOTCONN;
+		p->ev = event_new(jc->base, -1, 0, on_probe, p);
+		if (!p->ev) {
+			free(p);
+			return -ENOMEM;
+		}
+		event_active(p->ev, EV_TIMEOUT, 1);
+		jc->probe = p;
+		return 0;
+	}
 	char err[256];
 	int fd = connect_path(jc->socket_path, err, sizeof(err));
-	if (fd < 0)
+	if (fd < 0) {
+		free(p);
 		return fd;
-	struct ipc_hello_ok *h = malloc(sizeof(*h));
-	int rc = h ? hello(fd, h, err, sizeof(err), PROBE_TIMEOUT_MS) : -ENOMEM;
-	free(h);
-	close(fd);
-	return rc < 0 ? rc : 0;
+	}
+	p->fd = fd;
+	struct ipc_msg m = {.type = IPC_HELLO};
+	int rc = fcntl(fd, F_SETFL, O_NONBLOCK) < 0 ? -errno : 0;
+	/* A jailer that refuses us may close before our HELLO is sent; its
+	 * reason is still there to read, so a failed send is not the end. */
+	if (rc == 0)
+		(void)ipc_send(fd, &m);
+	p->ev = rc == 0 ? event_new(jc->base, fd, EV_READ, on_probe, p) : NULL;
+	if (!p->ev || event_add(p->ev, &tv) < 0) {
+		if (p->ev)
+			event_free(p->ev);
+		close(fd);
+		free(p);
+		return rc < 0 ? rc : -ENOMEM;
+	}
+	jc->probe = p;
+	return 0;
 }

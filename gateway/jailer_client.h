@@ -28,8 +28,13 @@ const struct ipc_profile *jailer_client_find_profile(const struct jailer_client 
 						     const char *name);
 struct event_base *jailer_client_base(const struct jailer_client *jc);
 
-/* Whether the jailer answers right now (0) or not (-errno); see the .c. */
-int jailer_client_probe(struct jailer_client *jc);
+/* Ask whether the jailer answers right now, without blocking: fn(0, arg)
+ * when it does, fn(-errno, arg) when it does not (within a second), always
+ * from the event loop.  One probe at a time (-EALREADY); on any other
+ * error fn is not called.  jailer_client_free drops a pending probe
+ * without calling fn. */
+typedef void (*jailer_probe_fn)(int rc, void *arg);
+int jailer_client_probe_start(struct jailer_client *jc, jailer_probe_fn fn, void *arg);
 
 /* Used by job.c. */
 typedef void (*jailer_reply_fn)(struct ipc_msg *msg, void *arg); /* msg NULL: connection lost */

@@ -14,6 +14,7 @@ import select
 import signal
 import socket
 import subprocess
+import threading
 import time
 
 import harness
@@ -1223,6 +1224,34 @@ def test_healthz(ctx):
     eq(h.get("Cache-Control"), "no-store", "/healthz Cache-Control")
     status, _h, body = gw.raw("HEAD", "/healthz")
     eq((status, body), (200, b""), "HEAD /healthz")
+    # A jailer that accepts but does not answer: /healthz says so after
+    # the probe's second, and the gateway serves others meanwhile.
+    time.sleep(1.1)  # past the cached answer
+    os.kill(ctx.jailer.proc.pid, signal.SIGSTOP)
+    try:
+        result = {}
+
+        def probe():
+            t0 = time.monotonic()
+            result["healthz"] = gw.raw("GET", "/healthz")
+            result["healthz_s"] = time.monotonic() - t0
+        th = threading.Thread(target=probe)
+        th.start()
+        time.sleep(0.2)
+        t0 = time.monotonic()
+        mstatus = gw.raw("GET", "/metrics")[0]
+        metrics_s = time.monotonic() - t0
+        th.join(10)
+    finally:
+        os.kill(ctx.jailer.proc.pid, signal.SIGCONT)
+    eq(mstatus, 200, "/metrics while a probe waits")
+    check(metrics_s < 0.5, "/metrics took %.2f s while /healthz waited for the jailer: the "
+          "probe blocks the event loop" % metrics_s)
+    status, _h, body = result["healthz"]
+    eq((status, json.loads(body).get("jailer")), (503, "down"),
+       "/healthz with a stopped jailer: status, jailer")
+    check(0.8 <= result["healthz_s"] <= 3, "/healthz answered after %.2f s (probe timeout 1 s)"
+          % result["healthz_s"])
     ctx.allow_dead_jailer = True
     check(ctx.jailer.stop(), "the jailer did not stop")
     time.sleep(1.2)  # the probe result is cached for a second
