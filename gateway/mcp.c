@@ -1,6 +1,7 @@
 /* MCP session (see mcp.h): lifecycle and version negotiation, dispatch of
  * requests and notifications, tools/call bookkeeping (in-flight ids,
- * cancellation, batches of the 2025-03-26 revision).
+ * cancellation, batches of the 2025-03-26 revision), and the resources and
+ * prompts capabilities, declared with nothing in them.
  *
  * Replies leave only through the session's send function; nothing here
  * writes to stdout.
@@ -78,7 +79,7 @@ struct mcp_session {
 	/* The request being handled had a \u0000 in a string, which cJSON
 	 * cuts short: tools/call answers with a tool error, the rest -32602. */
 	bool nul_in_request;
-	void *ctx; /* context of the message being handled */
+	void *ctx;	  /* context of the message being handled */
 	size_t log_level; /* index into log_levels; kept, we emit no log messages */
 	struct mcp_call *calls;
 	size_t ncalls;
@@ -150,6 +151,24 @@ static void reply_result(struct mcp_session *s, struct mcp_batch *batch, const c
 			 cJSON *result)
 {
 	deliver(s, batch, s->ctx, id, jsonrpc_make_result(id, result));
+}
+
+/* An error whose `data` is {key: value} (value duplicated), for the client
+ * to tell which of its names was not found. */
+static void reply_error_data(struct mcp_session *s, struct mcp_batch *batch, const cJSON *id,
+			     int code, const char *message, const char *key, const cJSON *value)
+{
+	cJSON *reply = jsonrpc_make_error(id, code, message, id_style(s));
+	cJSON *err = reply ? cJSON_GetObjectItemCaseSensitive(reply, "error") : NULL;
+	cJSON *data = err ? cJSON_AddObjectToObject(err, "data") : NULL;
+	cJSON *v = data ? cJSON_Duplicate(value, 0) : NULL;
+
+	if (!v || !cJSON_AddItemToObject(data, key, v)) {
+		cJSON_Delete(v);
+		cJSON_Delete(reply);
+		reply = NULL; /* deliver answers with an internal error */
+	}
+	deliver(s, batch, s->ctx, id, reply);
 }
 
 /* Send the batch's array once nothing in it is pending, and free it. */
@@ -275,8 +294,13 @@ static cJSON *initialize_result(const struct mcp_session *s, enum mcp_version v)
 	cJSON *caps = r ? cJSON_CreateObject() : NULL;
 	cJSON *tools = caps ? cJSON_AddObjectToObject(caps, "tools") : NULL;
 	cJSON *info = r ? cJSON_CreateObject() : NULL;
+	/* resources and prompts are declared, with no subscribe and no
+	 * listChanged, because many clients list them whatever we declare;
+	 * their catalogs are empty (see catalogs below). */
 	bool ok = tools && info && cJSON_AddFalseToObject(tools, "listChanged") &&
-		  cJSON_AddObjectToObject(caps, "logging");
+		  cJSON_AddObjectToObject(caps, "logging") &&
+		  cJSON_AddObjectToObject(caps, "resources") &&
+		  cJSON_AddObjectToObject(caps, "prompts");
 
 	ok = ok && cJSON_AddStringToObject(info, "name",
 					   s->cfg.server_name ? s->cfg.server_name : "cellgate");
@@ -349,22 +373,31 @@ static void do_ping(struct mcp_session *s, const struct jsonrpc_msg *m, struct m
 	reply_result(s, batch, m->id, cJSON_CreateObject());
 }
 
-static void do_tools_list(struct mcp_session *s, const struct jsonrpc_msg *m,
-			  struct mcp_batch *batch)
+/* Answer a list request that carries params.cursor; true when answered.
+ * One page holds every item of each list and we never hand out a cursor,
+ * so any cursor is one we did not mint. */
+static bool cursor_refused(struct mcp_session *s, const struct jsonrpc_msg *m,
+			   struct mcp_batch *batch)
 {
 	const cJSON *cursor;
 
 	int r = get_param(s, batch, m, "cursor", &cursor);
 	if (r == -EINVAL)
-		return;
+		return true;
 	if (r == 0) {
-		/* One page holds every tool and we never hand out a cursor, so
-		 * any cursor is one we did not mint. */
 		reply_error(s, batch, m->id, JSONRPC_INVALID_PARAMS,
 			    cJSON_IsString(cursor) ? "invalid cursor"
 						   : "params.cursor must be a string");
-		return;
+		return true;
 	}
+	return false;
+}
+
+static void do_tools_list(struct mcp_session *s, const struct jsonrpc_msg *m,
+			  struct mcp_batch *batch)
+{
+	if (cursor_refused(s, m, batch))
+		return;
 	cJSON *result = cJSON_CreateObject();
 	const char *text = tools_list_text(s->version);
 	cJSON *tools = text ? cJSON_CreateRaw(text) : NULL;
@@ -433,9 +466,9 @@ static void do_tools_call(struct mcp_session *s, const struct jsonrpc_msg *m,
 		/* A bad argument, not a bad request: tell the model what to fix
 		 * rather than running code or input cut short at the NUL. */
 		cJSON *res = render_tool_error(
-			"arguments must not contain NUL characters (\\u0000); remove them from "
-			"code and stdin (Python and JavaScript source cannot contain NUL; send "
-			"binary input another way)");
+		    "arguments must not contain NUL characters (\\u0000); remove them from "
+		    "code and stdin (Python and JavaScript source cannot contain NUL; send "
+		    "binary input another way)");
 		if (res)
 			reply_result(s, batch, m->id, res);
 		else
@@ -522,15 +555,71 @@ static void do_set_level(struct mcp_session *s, const struct jsonrpc_msg *m,
 		    "alert, emergency");
 }
 
+typedef void (*method_fn)(struct mcp_session *s, const struct jsonrpc_msg *m,
+			  struct mcp_batch *batch);
+
 static const struct {
 	const char *method;
-	void (*fn)(struct mcp_session *s, const struct jsonrpc_msg *m, struct mcp_batch *batch);
+	method_fn fn;
 } methods[] = {
     {"ping", do_ping},
     {"tools/list", do_tools_list},
     {"tools/call", do_tools_call},
     {"logging/setLevel", do_set_level},
 };
+
+/* Resources and prompts: we serve none, so every list is empty and every
+ * lookup misses.  Subscriptions and completion are not declared and stay
+ * "method not found". */
+struct catalog {
+	const char *method;
+	const char *member;    /* list: the result's array; lookup: the param naming the item */
+	const char *not_found; /* lookup: the error message; NULL for a list */
+};
+
+static const struct catalog catalogs[] = {
+    {"resources/list", "resources", NULL},
+    {"resources/templates/list", "resourceTemplates", NULL},
+    {"prompts/list", "prompts", NULL},
+    /* SEP-2164: an unknown resource is -32602 with the uri in data. */
+    {"resources/read", "uri", "Resource not found"},
+    {"prompts/get", "name", "Prompt not found"},
+};
+
+static void do_catalog(struct mcp_session *s, const struct jsonrpc_msg *m, struct mcp_batch *batch,
+		       const struct catalog *c)
+{
+	const cJSON *want;
+	char msg[96];
+
+	if (!c->not_found) {
+		if (cursor_refused(s, m, batch))
+			return;
+		cJSON *result = cJSON_CreateObject();
+		if (result && !cJSON_AddArrayToObject(result, c->member)) {
+			cJSON_Delete(result);
+			result = NULL;
+		}
+		/* NULL: deliver answers with an internal error. */
+		deliver(s, batch, s->ctx, m->id,
+			result ? jsonrpc_make_result(m->id, result) : NULL);
+		return;
+	}
+	int r = get_param(s, batch, m, c->member, &want);
+	if (r == -EINVAL)
+		return;
+	if (!cJSON_IsString(want)) {
+		if (r == 0)
+			snprintf(msg, sizeof(msg), "params.%s must be a string", c->member);
+		else
+			snprintf(msg, sizeof(msg), "%s requires params.%s", c->method, c->member);
+		reply_error(s, batch, m->id, JSONRPC_INVALID_PARAMS, msg);
+		return;
+	}
+	/* The name comes back whole in data: it came in this same message,
+	 * so the reply is no larger than the request. */
+	reply_error_data(s, batch, m->id, JSONRPC_INVALID_PARAMS, c->not_found, c->member, want);
+}
 
 static void handle_request(struct mcp_session *s, const struct jsonrpc_msg *m,
 			   struct mcp_batch *batch)
@@ -545,22 +634,30 @@ static void handle_request(struct mcp_session *s, const struct jsonrpc_msg *m,
 		reply_error(s, batch, m->id, JSONRPC_INVALID_REQUEST, "session not initialized");
 		return;
 	}
-	for (size_t i = 0; i < sizeof(methods) / sizeof(methods[0]); i++) {
-		if (strcmp(m->method, methods[i].method) != 0)
-			continue;
-		if (m->params && !cJSON_IsObject(m->params)) {
-			reply_error(s, batch, m->id, JSONRPC_INVALID_PARAMS,
-				    "params must be an object");
-			return;
-		}
-		methods[i].fn(s, m, batch);
+	method_fn fn = NULL;
+	const struct catalog *cat = NULL;
+	for (size_t i = 0; !fn && i < sizeof(methods) / sizeof(methods[0]); i++)
+		if (strcmp(m->method, methods[i].method) == 0)
+			fn = methods[i].fn;
+	for (size_t i = 0; !fn && !cat && i < sizeof(catalogs) / sizeof(catalogs[0]); i++)
+		if (strcmp(m->method, catalogs[i].method) == 0)
+			cat = &catalogs[i];
+	if (!fn && !cat) {
+		if (strlen(m->method) > MCP_MAX_ECHOED_NAME)
+			snprintf(msg, sizeof(msg), "method not found");
+		else
+			snprintf(msg, sizeof(msg), "method not found: %s", m->method);
+		reply_error(s, batch, m->id, JSONRPC_METHOD_NOT_FOUND, msg);
 		return;
 	}
-	if (strlen(m->method) > MCP_MAX_ECHOED_NAME)
-		snprintf(msg, sizeof(msg), "method not found");
+	if (m->params && !cJSON_IsObject(m->params)) {
+		reply_error(s, batch, m->id, JSONRPC_INVALID_PARAMS, "params must be an object");
+		return;
+	}
+	if (fn)
+		fn(s, m, batch);
 	else
-		snprintf(msg, sizeof(msg), "method not found: %s", m->method);
-	reply_error(s, batch, m->id, JSONRPC_METHOD_NOT_FOUND, msg);
+		do_catalog(s, m, batch, cat);
 }
 
 static void cancel_call(struct mcp_session *s, const cJSON *request_id)

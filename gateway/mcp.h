@@ -1,5 +1,7 @@
 /* MCP session: lifecycle (initialize / initialized, version negotiation),
- * ping, tools/list, tools/call, logging/setLevel, notifications/cancelled.
+ * ping, tools/list, tools/call, logging/setLevel, notifications/cancelled,
+ * and an empty resources and prompts catalog (declared so that clients
+ * that list them unconditionally get an answer, not an error).
  * Transport-neutral: a transport hands it one complete JSON-RPC message at a
  * time and gives it a function to send one complete message back.
  */

@@ -1,6 +1,7 @@
 /* The MCP session over a scripted backend: lifecycle and negotiation,
- * every JSON-RPC error shape, tools/list per revision, tools/call with
- * argument validation, completion, cancellation and batches, and
+ * every JSON-RPC error shape, tools/list per revision, the empty resource
+ * and prompt catalogs, tools/call with argument validation, completion,
+ * cancellation and batches, and
  * get_sandbox_info with its version probes.  Replies are collected from
  * the send callback and parsed back with cJSON. */
 #include <stdarg.h>
@@ -319,6 +320,13 @@ static void test_initialize_each_version(void **state)
 		const cJSON *caps = get(res, "capabilities");
 		assert_true(cJSON_IsFalse(get(get(caps, "tools"), "listChanged")));
 		assert_true(cJSON_IsObject(get(caps, "logging")));
+		/* Declared with no sub-capability: no subscribe, no listChanged. */
+		assert_true(cJSON_IsObject(get(caps, "resources")));
+		assert_int_equal(cJSON_GetArraySize(get(caps, "resources")), 0);
+		assert_true(cJSON_IsObject(get(caps, "prompts")));
+		assert_int_equal(cJSON_GetArraySize(get(caps, "prompts")), 0);
+		assert_false(has(caps, "completions"));
+		assert_int_equal(cJSON_GetArraySize(caps), 4);
 		const cJSON *info = get(res, "serverInfo");
 		assert_string_equal(get(info, "name")->valuestring, "cellgate");
 		assert_string_equal(get(info, "version")->valuestring, "9.9.9");
@@ -456,8 +464,8 @@ static void test_unknown_method(void **state)
 {
 	struct fixture *f = *state;
 	initialize(f, "2025-11-25");
-	sendf(f, "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"resources/list\"}");
-	expect_error(f, -32601, 7, ID_NULL, "method not found: resources/list");
+	sendf(f, "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/delete\"}");
+	expect_error(f, -32601, 7, ID_NULL, "method not found: tools/delete");
 	/* A notification is never answered, known or not. */
 	sendf(f, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/whatever\",\"params\":{}}");
 	no_reply(f);
@@ -568,6 +576,258 @@ static void test_tools_list_cursor(void **state)
 	expect_error(f, -32602, 6, ID_NULL, NULL);
 }
 
+/* ---- resources and prompts: declared, empty ---- */
+
+/* A list method answers {member: []} and nothing else (no nextCursor). */
+static void expect_empty_list(struct fixture *f, int id, const char *member)
+{
+	cJSON *r = expect_result(f, id);
+	const cJSON *res = get(r, "result");
+	assert_int_equal(cJSON_GetArraySize(res), 1);
+	assert_true(cJSON_IsArray(get(res, member)));
+	assert_int_equal(cJSON_GetArraySize(get(res, member)), 0);
+	cJSON_Delete(r);
+}
+
+/* An error reply to integer id `id` with `code`, `message` and data
+ * {key: value}. */
+static void expect_error_data(struct fixture *f, int id, int code, const char *message,
+			      const char *key, const char *value)
+{
+	cJSON *r = reply(f);
+	assert_false(has(r, "result"));
+	assert_int_equal(get(r, "id")->valueint, id);
+	const cJSON *err = get(r, "error");
+	assert_int_equal(get(err, "code")->valueint, code);
+	assert_string_equal(get(err, "message")->valuestring, message);
+	const cJSON *data = get(err, "data");
+	assert_int_equal(cJSON_GetArraySize(data), 1);
+	assert_string_equal(get(data, key)->valuestring, value);
+	cJSON_Delete(r);
+}
+
+static const struct {
+	const char *method;
+	const char *member;
+} empty_lists[] = {
+    {"resources/list", "resources"},
+    {"resources/templates/list", "resourceTemplates"},
+    {"prompts/list", "prompts"},
+};
+
+static void test_empty_lists(void **state)
+{
+	struct fixture *f = *state;
+	static const char *const versions[] = {"2024-11-05", "2025-03-26", "2025-06-18",
+					       "2025-11-25"};
+	for (size_t v = 0; v < 4; v++) {
+		new_session(f);
+		initialize(f, versions[v]);
+		for (int i = 0; i < 3; i++) {
+			sendf(f, "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"%s\"}", 10 + i,
+			      empty_lists[i].method);
+			expect_empty_list(f, 10 + i, empty_lists[i].member);
+			sendf(f, "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"%s\",\"params\":{}}",
+			      20 + i, empty_lists[i].method);
+			expect_empty_list(f, 20 + i, empty_lists[i].member);
+			/* _meta and unknown params are not errors. */
+			sendf(f,
+			      "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"%s\",\"params\":{"
+			      "\"_meta\":{\"progressToken\":1},\"x\":true}}",
+			      30 + i, empty_lists[i].method);
+			expect_empty_list(f, 30 + i, empty_lists[i].member);
+		}
+	}
+}
+
+static void test_empty_lists_cursor(void **state)
+{
+	struct fixture *f = *state;
+	initialize(f, "2025-11-25");
+	for (int i = 0; i < 3; i++) {
+		const char *m = empty_lists[i].method;
+		sendf(f,
+		      "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"%s\",\"params\":{"
+		      "\"cursor\":\"abc\"}}",
+		      m);
+		expect_error(f, -32602, 1, ID_NULL, "invalid cursor");
+		/* Even the empty string: we never minted one. */
+		sendf(f,
+		      "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"%s\",\"params\":{"
+		      "\"cursor\":\"\"}}",
+		      m);
+		expect_error(f, -32602, 2, ID_NULL, "invalid cursor");
+		sendf(f,
+		      "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"%s\",\"params\":{"
+		      "\"cursor\":1}}",
+		      m);
+		expect_error(f, -32602, 3, ID_NULL, "params.cursor must be a string");
+		sendf(f,
+		      "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"%s\",\"params\":{"
+		      "\"cursor\":null}}",
+		      m);
+		expect_error(f, -32602, 4, ID_NULL, "params.cursor must be a string");
+		sendf(f,
+		      "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"%s\",\"params\":{"
+		      "\"cursor\":\"a\",\"cursor\":\"b\"}}",
+		      m);
+		expect_error(f, -32602, 5, ID_NULL, "params.cursor is given more than once");
+		sendf(f, "{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"%s\",\"params\":[]}", m);
+		expect_error(f, -32602, 6, ID_NULL, "params must be an object");
+		/* The session is unharmed. */
+		sendf(f, "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"%s\"}", m);
+		expect_empty_list(f, 7, empty_lists[i].member);
+	}
+}
+
+static void test_resources_read_not_found(void **state)
+{
+	struct fixture *f = *state;
+	initialize(f, "2025-11-25");
+	sendf(f, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"resources/read\",\"params\":{"
+		 "\"uri\":\"test://static-text\"}}");
+	expect_error_data(f, 1, -32602, "Resource not found", "uri", "test://static-text");
+	/* The uri comes back exactly, escapes and all. */
+	sendf(f, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"resources/read\",\"params\":{"
+		 "\"uri\":\"file:///tmp/a \\\"b\\\"/\\u00e9\"}}");
+	expect_error_data(f, 2, -32602, "Resource not found", "uri",
+			  "file:///tmp/a \"b\"/\xc3\xa9");
+	sendf(f, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"resources/read\",\"params\":{"
+		 "\"uri\":\"\"}}");
+	expect_error_data(f, 3, -32602, "Resource not found", "uri", "");
+
+	sendf(f, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"resources/read\"}");
+	expect_error(f, -32602, 4, ID_NULL, "resources/read requires params.uri");
+	sendf(f, "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"resources/read\",\"params\":{}}");
+	expect_error(f, -32602, 5, ID_NULL, "resources/read requires params.uri");
+	sendf(f, "{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"resources/read\",\"params\":{"
+		 "\"uri\":42}}");
+	expect_error(f, -32602, 6, ID_NULL, "params.uri must be a string");
+	sendf(f, "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"resources/read\",\"params\":{"
+		 "\"uri\":null}}");
+	expect_error(f, -32602, 7, ID_NULL, "params.uri must be a string");
+	sendf(f, "{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"resources/read\",\"params\":{"
+		 "\"uri\":\"a\",\"uri\":\"b\"}}");
+	expect_error(f, -32602, 8, ID_NULL, "params.uri is given more than once");
+	sendf(f, "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"resources/read\","
+		 "\"params\":[\"test://x\"]}");
+	expect_error(f, -32602, 9, ID_NULL, "params must be an object");
+	/* A uri cJSON would cut at the NUL is refused before dispatch. */
+	sendf(f, "{\"jsonrpc\":\"2.0\",\"id\":10,\"method\":\"resources/read\",\"params\":{"
+		 "\"uri\":\"test://a\\u0000b\"}}");
+	expect_error(f, -32602, 10, ID_NULL, "strings containing \\u0000 are not supported");
+}
+
+static void test_resources_read_long_uri(void **state)
+{
+	struct fixture *f = *state;
+	initialize(f, "2025-06-18");
+	/* Far past any echo limit on names in messages: data still holds the
+	 * whole uri (it is no larger than the request). */
+	size_t n = 100000;
+	char *uri = malloc(n + 1);
+	assert_non_null(uri);
+	memset(uri, 'u', n);
+	memcpy(uri, "test://", 7);
+	uri[n] = '\0';
+	sendf(f,
+	      "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"resources/read\",\"params\":{"
+	      "\"uri\":\"%s\"}}",
+	      uri);
+	expect_error_data(f, 1, -32602, "Resource not found", "uri", uri);
+	free(uri);
+}
+
+static void test_prompts_get_not_found(void **state)
+{
+	struct fixture *f = *state;
+	initialize(f, "2025-11-25");
+	sendf(f, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"prompts/get\",\"params\":{"
+		 "\"name\":\"test_simple_prompt\"}}");
+	expect_error_data(f, 1, -32602, "Prompt not found", "name", "test_simple_prompt");
+	sendf(f, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"prompts/get\",\"params\":{"
+		 "\"name\":\"test_prompt_with_arguments\",\"arguments\":{\"arg1\":\"a\"}}}");
+	expect_error_data(f, 2, -32602, "Prompt not found", "name", "test_prompt_with_arguments");
+
+	sendf(f, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"prompts/get\"}");
+	expect_error(f, -32602, 3, ID_NULL, "prompts/get requires params.name");
+	sendf(f, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"prompts/get\",\"params\":{"
+		 "\"arguments\":{}}}");
+	expect_error(f, -32602, 4, ID_NULL, "prompts/get requires params.name");
+	sendf(f, "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"prompts/get\",\"params\":{"
+		 "\"name\":[\"x\"]}}");
+	expect_error(f, -32602, 5, ID_NULL, "params.name must be a string");
+	sendf(f, "{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"prompts/get\",\"params\":[\"x\"]}");
+	expect_error(f, -32602, 6, ID_NULL, "params must be an object");
+
+	/* 2025-11-25 omits unreadable ids, but these ids are fine: echoed. */
+	sendf(f, "{\"jsonrpc\":\"2.0\",\"id\":\"s\",\"method\":\"prompts/get\",\"params\":{"
+		 "\"name\":\"p\"}}");
+	cJSON *r = reply(f);
+	assert_string_equal(get(r, "id")->valuestring, "s");
+	assert_string_equal(get(get(get(r, "error"), "data"), "name")->valuestring, "p");
+	cJSON_Delete(r);
+}
+
+static void test_undeclared_resource_methods(void **state)
+{
+	struct fixture *f = *state;
+	initialize(f, "2025-11-25");
+	/* Subscriptions and completion are not declared: method not found,
+	 * even with well-formed params. */
+	sendf(f, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"resources/subscribe\",\"params\":{"
+		 "\"uri\":\"test://watched-resource\"}}");
+	expect_error(f, -32601, 1, ID_NULL, "method not found: resources/subscribe");
+	sendf(f, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"resources/unsubscribe\",\"params\":{"
+		 "\"uri\":\"test://watched-resource\"}}");
+	expect_error(f, -32601, 2, ID_NULL, "method not found: resources/unsubscribe");
+	sendf(f, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"completion/complete\",\"params\":{"
+		 "\"ref\":{\"type\":\"ref/prompt\",\"name\":\"test_prompt_with_arguments\"},"
+		 "\"argument\":{\"name\":\"arg1\",\"value\":\"t\"}}}");
+	expect_error(f, -32601, 3, ID_NULL, "method not found: completion/complete");
+	/* Near misses of the catalog methods are not them. */
+	sendf(f, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"resources/templates\"}");
+	expect_error(f, -32601, 4, ID_NULL, "method not found: resources/templates");
+	sendf(f, "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"Prompts/list\"}");
+	expect_error(f, -32601, 5, ID_NULL, "method not found: Prompts/list");
+}
+
+static void test_catalogs_follow_lifecycle(void **state)
+{
+	struct fixture *f = *state;
+	static const char *const requests[] = {
+	    "\"method\":\"resources/list\"",
+	    "\"method\":\"resources/templates/list\"",
+	    "\"method\":\"prompts/list\"",
+	    "\"method\":\"resources/read\",\"params\":{\"uri\":\"test://x\"}",
+	    "\"method\":\"prompts/get\",\"params\":{\"name\":\"x\"}",
+	};
+	/* Before initialize: refused like tools/list. */
+	for (int i = 0; i < 5; i++) {
+		sendf(f, "{\"jsonrpc\":\"2.0\",\"id\":%d,%s}", i + 1, requests[i]);
+		expect_error(f, -32600, i + 1, ID_NULL, "session not initialized");
+	}
+	/* Between the initialize reply and notifications/initialized:
+	 * answered, as tools/list is. */
+	sendf(f, "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{"
+		 "\"protocolVersion\":\"2025-06-18\"}}");
+	cJSON_Delete(expect_result(f, 0));
+	sendf(f, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}");
+	cJSON_Delete(expect_result(f, 2));
+	sendf(f, "{\"jsonrpc\":\"2.0\",\"id\":3,%s}", requests[0]);
+	expect_empty_list(f, 3, "resources");
+	sendf(f, "{\"jsonrpc\":\"2.0\",\"id\":4,%s}", requests[4]);
+	expect_error_data(f, 4, -32602, "Prompt not found", "name", "x");
+	sendf(f, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}");
+	no_reply(f);
+	sendf(f, "{\"jsonrpc\":\"2.0\",\"id\":5,%s}", requests[2]);
+	expect_empty_list(f, 5, "prompts");
+	/* As notifications they are never answered. */
+	sendf(f, "{\"jsonrpc\":\"2.0\",%s}", requests[0]);
+	sendf(f, "{\"jsonrpc\":\"2.0\",%s}", requests[3]);
+	no_reply(f);
+}
+
 /* ---- tools/call: execute ---- */
 
 static void test_execute_happy_path(void **state)
@@ -673,7 +933,6 @@ static void test_nul_escape_refused(void **state)
 		 "\"params\":{\"level\":\"info\\u0000\"}}");
 	expect_error(f, -32602, 4, ID_NULL, NULL);
 }
-
 
 static void test_execute_argument_errors(void **state)
 {
@@ -1049,6 +1308,34 @@ static void test_batch_refused_outside_2025_03_26(void **state)
 	expect_error(f, -32600, -1, ID_NULL, NULL);
 }
 
+static void test_catalogs_in_batch(void **state)
+{
+	struct fixture *f = *state;
+	initialize(f, "2025-03-26");
+	sendf(f, "[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"resources/list\"},"
+		 "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"prompts/get\",\"params\":{"
+		 "\"name\":\"n\"}},"
+		 "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"resources/templates/list\","
+		 "\"params\":{\"cursor\":\"c\"}},"
+		 "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"resources/read\",\"params\":{"
+		 "\"uri\":\"test://u\"}},"
+		 "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"resources/subscribe\",\"params\":{"
+		 "\"uri\":\"test://u\"}}]");
+	cJSON *r = batch_reply(f);
+	assert_int_equal(cJSON_GetArraySize(r), 5);
+	assert_int_equal(cJSON_GetArraySize(get(get(by_id(r, 1), "result"), "resources")), 0);
+	const cJSON *e2 = get(by_id(r, 2), "error");
+	assert_int_equal(get(e2, "code")->valueint, -32602);
+	assert_string_equal(get(get(e2, "data"), "name")->valuestring, "n");
+	assert_string_equal(get(get(by_id(r, 3), "error"), "message")->valuestring,
+			    "invalid cursor");
+	const cJSON *e4 = get(by_id(r, 4), "error");
+	assert_string_equal(get(e4, "message")->valuestring, "Resource not found");
+	assert_string_equal(get(get(e4, "data"), "uri")->valuestring, "test://u");
+	assert_int_equal(get(get(by_id(r, 5), "error"), "code")->valueint, -32601);
+	cJSON_Delete(r);
+}
+
 /* ---- logging/setLevel ---- */
 
 static void test_set_level(void **state)
@@ -1239,6 +1526,14 @@ int main(void)
 	    T(test_oversized_message),
 	    T(test_tools_list_per_version),
 	    T(test_tools_list_cursor),
+	    T(test_empty_lists),
+	    T(test_empty_lists_cursor),
+	    T(test_resources_read_not_found),
+	    T(test_resources_read_long_uri),
+	    T(test_prompts_get_not_found),
+	    T(test_undeclared_resource_methods),
+	    T(test_catalogs_follow_lifecycle),
+	    T(test_catalogs_in_batch),
 	    T(test_execute_happy_path),
 	    T(test_execute_failure_is_tool_error),
 	    T(test_execute_arguments_forwarded),
