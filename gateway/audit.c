@@ -19,7 +19,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <openssl/evp.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +30,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "sha256.h"
 #include "utf8.h"
 
 #define AUDIT_MAX_FIELD 512u
@@ -39,7 +39,7 @@
 #define AUDIT_MAX_LINE (2u << 20) /* > AUDIT_MAX_RECORD + AUDIT_MAX_CODE_JSON */
 #define AUDIT_JOURNAL_SOCKET "/run/systemd/journal/socket"
 #define AUDIT_JOURNAL_MAX_FIELDS 40
-#define SHA256_LEN 32
+#define SHA256_LEN SHA256_BYTES
 #define SHA256_HEX (2 * SHA256_LEN)
 /* cJSON keeps numbers as doubles: a seq above this could not be read back exactly. */
 #define AUDIT_MAX_SEQ ((uint64_t)1 << 53)
@@ -81,14 +81,6 @@ static void set_err(char *err, size_t errlen, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(err, errlen, fmt, ap);
 	va_end(ap);
-}
-
-static int sha256(const void *data, size_t len, uint8_t out[SHA256_LEN])
-{
-	unsigned int n = 0;
-	if (EVP_Digest(data, len, out, &n, EVP_sha256(), NULL) != 1 || n != SHA256_LEN)
-		return -EIO;
-	return 0;
 }
 
 static void hex(const uint8_t *in, size_t len, char *out)
@@ -212,7 +204,7 @@ static int read_head(int rfd, off_t size, uint64_t *seq, uint8_t hash[SHA256_LEN
 		set_err(err, errlen, "the chain is full (seq %" PRIu64 ")", *seq);
 		goto out;
 	}
-	rc = sha256(buf + start, len, hash);
+	rc = sha256_digest(buf + start, len, hash);
 	if (rc < 0)
 		set_err(err, errlen, "SHA-256 failed");
 out:
@@ -507,7 +499,7 @@ static int file_write(struct audit *a, const struct event *ev, uint64_t *seq_out
 	err = build_line(a, ev, a->seq + 1, a->prev, &line, &len);
 	if (err < 0)
 		goto fail;
-	err = sha256(line, len - 1, line_hash);
+	err = sha256_digest(line, len - 1, line_hash);
 	if (err == 0) {
 		/* One write: O_APPEND puts the whole line at the end at once. */
 		ssize_t n;
@@ -893,7 +885,7 @@ static int verify_line(struct verifier *v, const char *line, size_t len)
 				want - 1, want - 1);
 		return -EBADMSG;
 	}
-	if (sha256(line, len, v->prev) < 0) {
+	if (sha256_digest(line, len, v->prev) < 0) {
 		set_err(v->why, sizeof(v->why), "SHA-256 failed");
 		return -EIO;
 	}

@@ -18,6 +18,7 @@
 struct event_base;
 struct evhttp;
 struct evhttp_request;
+struct http_headers;
 struct http_health;
 struct http_session_table;
 struct jailer_client;
@@ -44,6 +45,7 @@ struct http_gateway {
 
 /* Who is making a request, once authenticated. */
 struct http_caller {
+	const struct http_headers *hdr; /* the request's headers, scanned once */
 	struct tenant_state *ts;
 	const char *key_id;
 	char client[64]; /* "ip:port" */

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "http_headers.h"
 #include "http_reply.h"
 #include "log.h"
 #include "metrics.h"
@@ -121,11 +122,11 @@ void http_deny(struct http_gateway *gw, struct evhttp_request *req, const char *
 	http_respond_rpc_error(req, status, -32000, message);
 }
 
-int http_guard_origin(struct http_gateway *gw, struct evhttp_request *req, const char *transport)
+int http_guard_origin(struct http_gateway *gw, struct evhttp_request *req,
+		      const struct http_headers *hdr, const char *transport)
 {
-	const struct evkeyvalq *in = evhttp_request_get_input_headers(req);
-	const char *host = evhttp_find_header(in, "Host");
-	const char *origin = evhttp_find_header(in, "Origin");
+	const char *host = hdr->host;
+	const char *origin = hdr->origin;
 
 	if ((gw->listen_loopback || gw->cfg->nhosts > 0) && (!host || !host_allowed(gw, host))) {
 		http_deny(gw, req, transport, NULL, 403, "host",
@@ -144,12 +145,14 @@ int http_guard_origin(struct http_gateway *gw, struct evhttp_request *req, const
 	return 0;
 }
 
-int http_guard_auth(struct http_gateway *gw, struct evhttp_request *req, const char *transport,
+int http_guard_auth(struct http_gateway *gw, struct evhttp_request *req,
+		    const struct http_headers *hdr, const char *transport,
 		    struct http_caller *caller)
 {
-	const char *v = evhttp_find_header(evhttp_request_get_input_headers(req), "Authorization");
+	const char *v = hdr->authorization;
 
 	memset(caller, 0, sizeof(*caller));
+	caller->hdr = hdr;
 	http_client_addr(req, caller->client, sizeof(caller->client));
 	if (!v) {
 		http_deny(gw, req, transport, NULL, 401, "missing key", 0,

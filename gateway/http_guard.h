@@ -12,10 +12,12 @@ struct evhttp_request;
 
 /* Host (on a loopback listener, or when allowed_host is configured) and
  * Origin; adds the CORS headers when an allowed Origin is present. */
-int http_guard_origin(struct http_gateway *gw, struct evhttp_request *req, const char *transport);
+int http_guard_origin(struct http_gateway *gw, struct evhttp_request *req,
+		      const struct http_headers *hdr, const char *transport);
 
 /* Authorization: Bearer <key>.  Fills *caller. */
-int http_guard_auth(struct http_gateway *gw, struct evhttp_request *req, const char *transport,
+int http_guard_auth(struct http_gateway *gw, struct evhttp_request *req,
+		    const struct http_headers *hdr, const char *transport,
 		    struct http_caller *caller);
 
 /* One token from the tenant's request bucket. */

@@ -16,6 +16,7 @@
 #include "http_conn.h"
 #include "http_gateway.h"
 #include "http_guard.h"
+#include "http_headers.h"
 #include "http_health.h"
 #include "http_reply.h"
 #include "http_session.h"
@@ -57,6 +58,7 @@ static void route(struct evhttp_request *req, void *arg)
 	const char *path = u ? evhttp_uri_get_path(u) : NULL;
 	enum evhttp_cmd_type cmd = evhttp_request_get_command(req);
 	struct http_caller caller;
+	struct http_headers hdr;
 	const char *transport;
 
 	if (http_conn_request_begin(l->conns, req) < 0) {
@@ -67,6 +69,13 @@ static void route(struct evhttp_request *req, void *arg)
 	}
 	if (!path) {
 		http_respond(req, 400, NULL, NULL, 0);
+		return;
+	}
+	if (http_headers_scan(req, &hdr) < 0) {
+		char msg[96];
+		snprintf(msg, sizeof(msg), "bad request: more than one %s header", hdr.duplicate);
+		evhttp_add_header(evhttp_request_get_output_headers(req), "Connection", "close");
+		http_respond_rpc_error(req, 400, -32000, msg);
 		return;
 	}
 	if (strcmp(path, "/healthz") == 0 && (cmd == EVHTTP_REQ_GET || cmd == EVHTTP_REQ_HEAD)) {
@@ -92,14 +101,14 @@ static void route(struct evhttp_request *req, void *arg)
 		http_respond(req, 404, "text/plain", "not found\n", 10);
 		return;
 	}
-	if (http_guard_origin(gw, req, transport) < 0)
+	if (http_guard_origin(gw, req, &hdr, transport) < 0)
 		return;
 	if (cmd == EVHTTP_REQ_OPTIONS) {
 		/* A CORS preflight never carries credentials. */
 		http_respond(req, 204, NULL, NULL, 0);
 		return;
 	}
-	if (http_guard_auth(gw, req, transport, &caller) < 0)
+	if (http_guard_auth(gw, req, &hdr, transport, &caller) < 0)
 		return;
 	if (http_guard_rate(gw, req, transport, &caller) < 0)
 		return;

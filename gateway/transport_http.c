@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "http_guard.h"
+#include "http_headers.h"
 #include "http_reply.h"
 #include "http_session.h"
 #include "json_check.h"
@@ -137,8 +138,7 @@ static void classify(const struct jsonrpc_input *in, struct shape *sh)
 static struct http_session *session_of(struct http_gateway *gw, struct evhttp_request *req,
 				       const struct http_caller *caller)
 {
-	const struct evkeyvalq *h = evhttp_request_get_input_headers(req);
-	const char *id = evhttp_find_header(h, "Mcp-Session-Id");
+	const char *id = caller->hdr->session_id;
 	if (!id) {
 		http_respond_rpc_error(req, 400, -32000,
 				       "bad request: the Mcp-Session-Id header is required");
@@ -150,7 +150,7 @@ static struct http_session *session_of(struct http_gateway *gw, struct evhttp_re
 				       "session not found; initialize a new session");
 		return NULL;
 	}
-	const char *v = evhttp_find_header(h, "MCP-Protocol-Version");
+	const char *v = caller->hdr->protocol_version;
 	if (v && mcp_version_from_string(v) == MCP_VERSION_NONE) {
 		http_respond_rpc_error(req, 400, -32000, supported_versions);
 		return NULL;
@@ -161,18 +161,18 @@ static struct http_session *session_of(struct http_gateway *gw, struct evhttp_re
 static void handle_post(struct http_gateway *gw, struct evhttp_request *req,
 			const struct http_caller *caller)
 {
-	const struct evkeyvalq *h = evhttp_request_get_input_headers(req);
-	const char *accept = evhttp_find_header(h, "Accept");
+	const struct http_headers *h = caller->hdr;
 	struct jsonrpc_input in;
 	struct shape sh;
 
-	if (!http_accepts(accept, "application/json") || !http_accepts(accept, "text/event-stream")) {
+	if (!http_headers_accept(h, "application/json") ||
+	    !http_headers_accept(h, "text/event-stream")) {
 		http_respond_rpc_error(req, 406, -32000,
 				       "not acceptable: Accept must list application/json and "
 				       "text/event-stream");
 		return;
 	}
-	if (!http_content_type_is(evhttp_find_header(h, "Content-Type"), "application/json")) {
+	if (!http_content_type_is(h->content_type, "application/json")) {
 		http_respond_rpc_error(req, 415, -32000,
 				       "unsupported media type: Content-Type must be "
 				       "application/json");
@@ -187,7 +187,7 @@ static void handle_post(struct http_gateway *gw, struct evhttp_request *req,
 	}
 	struct http_session *s;
 	if (sh.initialize) {
-		if (evhttp_find_header(h, "Mcp-Session-Id")) {
+		if (h->session_id) {
 			http_respond_rpc_error(req, 400, JSONRPC_INVALID_REQUEST,
 					       "invalid request: initialize starts a new session "
 					       "and must not carry Mcp-Session-Id");
@@ -233,8 +233,7 @@ out:
 static void handle_get(struct http_gateway *gw, struct evhttp_request *req,
 		       const struct http_caller *caller)
 {
-	const struct evkeyvalq *h = evhttp_request_get_input_headers(req);
-	if (!http_accepts(evhttp_find_header(h, "Accept"), "text/event-stream")) {
+	if (!http_headers_accept(caller->hdr, "text/event-stream")) {
 		http_respond_rpc_error(req, 406, -32000,
 				       "not acceptable: a GET stream needs Accept: text/event-stream");
 		return;
@@ -242,7 +241,7 @@ static void handle_get(struct http_gateway *gw, struct evhttp_request *req,
 	struct http_session *s = session_of(gw, req, caller);
 	if (!s)
 		return;
-	const char *last = evhttp_find_header(h, "Last-Event-ID");
+	const char *last = caller->hdr->last_event_id;
 	int rc = last ? http_session_resume(s, req, last) : -ENOENT;
 	if (rc == -ENOENT)
 		rc = http_session_open_stream(s, req);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "http_guard.h"
+#include "http_headers.h"
 #include "http_reply.h"
 #include "http_session.h"
 #include "jsonrpc.h"
@@ -35,8 +36,7 @@ void transport_sse_get(struct http_gateway *gw, struct evhttp_request *req,
 		http_respond_rpc_error(req, 405, -32000, "method not allowed: GET /sse");
 		return;
 	}
-	const char *accept = evhttp_find_header(evhttp_request_get_input_headers(req), "Accept");
-	if (accept && !http_accepts(accept, "text/event-stream")) {
+	if (caller->hdr->accept && !http_headers_accept(caller->hdr, "text/event-stream")) {
 		http_respond_rpc_error(req, 406, -32000,
 				       "not acceptable: /sse answers text/event-stream");
 		return;
@@ -99,8 +99,7 @@ void transport_sse_post(struct http_gateway *gw, struct evhttp_request *req,
 		http_respond_rpc_error(req, 404, -32001, "session not found; open /sse again");
 		goto out;
 	}
-	const char *ct = evhttp_find_header(evhttp_request_get_input_headers(req), "Content-Type");
-	if (!http_content_type_is(ct, "application/json")) {
+	if (!http_content_type_is(caller->hdr->content_type, "application/json")) {
 		http_respond_rpc_error(req, 415, -32000,
 				       "unsupported media type: Content-Type must be "
 				       "application/json");

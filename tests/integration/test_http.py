@@ -393,6 +393,42 @@ def test_bad_host_403(ctx):
         eq(status, 200, "Host %s (%s)" % (host, short(body)))
 
 
+def test_duplicate_headers_400(ctx):
+    """A header that says who asks, for which session or how long the body
+    is, sent twice, is a 400 (RFC 9112 §3.2 for Host), never a guess."""
+    gw = Gateway(ctx)
+    c = gw.client()
+    c.initialize()
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"})
+    base = ["Host: 127.0.0.1:%d" % gw.port, "Content-Type: application/json",
+            "Accept: %s" % ACCEPT_BOTH] + ["%s: %s" % kv for kv in c.headers().items()
+                                           if kv[0].lower() not in ("content-type", "accept")]
+
+    def request(path, lines, method="POST", payload=body):
+        head = "%s %s HTTP/1.1\r\n" % (method, path) + "".join(l + "\r\n" for l in lines)
+        if payload is not None:
+            head += "Content-Length: %d\r\n" % len(payload)
+        return raw_exchange(gw, (head + "Connection: close\r\n\r\n" + (payload or "")).encode())
+
+    ok = request("/mcp", base)
+    check(ok.startswith(b"HTTP/1.1 200 "), "the request without duplicates: %r" % ok[:80])
+    for name, value in (("Host", "127.0.0.1:%d" % gw.port), ("Host", "evil.example.com"),
+                        ("Authorization", "Bearer x"),
+                        ("Mcp-Session-Id", c.session),
+                        ("MCP-Protocol-Version", "2025-06-18")):
+        data = request("/mcp", base + ["%s: %s" % (name, value)])
+        check(data.startswith(b"HTTP/1.1 400 "), "a second %s header: %r" % (name, data[:80]))
+        check(name.lower().encode() in data.lower(), "the 400 names %s: %r" % (name, data[-200:]))
+    data = request("/healthz", ["Host: 127.0.0.1:%d" % gw.port, "Host: evil.example.com"],
+                   method="GET", payload=None)
+    check(data.startswith(b"HTTP/1.1 400 "), "GET /healthz with two Host headers: %r" % data[:80])
+    # Accept is a list and may come in several lines.
+    split = [l for l in base if not l.startswith("Accept:")] + [
+        "Accept: application/json", "Accept: text/event-stream"]
+    data = request("/mcp", split)
+    check(data.startswith(b"HTTP/1.1 200 "), "Accept split over two lines: %r" % data[:80])
+
+
 def test_missing_key_401(ctx):
     gw = Gateway(ctx)
     c = gw.client()

@@ -271,6 +271,7 @@ static void test_every_family_has_help_and_type(void **state)
 	    {"cellgate_jobs_active", "gauge"},
 	    {"cellgate_sse_streams_open", "gauge"},
 	    {"cellgate_http_connections_open", "gauge"},
+	    {"cellgate_http_connections_dropped_total", "counter"},
 	    {"cellgate_jailer_up", "gauge"},
 	    {"cellgate_build_info", "gauge"},
 	    {"process_start_time_seconds", "gauge"},
@@ -293,6 +294,15 @@ static void test_every_family_has_help_and_type(void **state)
 	assert_int_equal(count_named(&pg, "cellgate_job_duration_seconds_bucket"), 0);
 	assert_true(has_line(&pg, "cellgate_auth_failures_total 0"));
 	assert_true(has_line(&pg, "cellgate_jailer_up 0"));
+	assert_true(has_line(&pg, "cellgate_http_connections_dropped_total{reason=\"limit\"} 0"));
+	assert_true(has_line(&pg, "cellgate_http_connections_dropped_total{reason=\"slow\"} 0"));
+	free_page(&pg);
+	metrics_connection_dropped("slow");
+	metrics_connection_dropped("slow");
+	metrics_connection_dropped("limit");
+	render_page(&pg);
+	assert_true(has_line(&pg, "cellgate_http_connections_dropped_total{reason=\"limit\"} 1"));
+	assert_true(has_line(&pg, "cellgate_http_connections_dropped_total{reason=\"slow\"} 2"));
 	free_page(&pg);
 }
 
