@@ -18,6 +18,7 @@
 
 #define HELLO_TIMEOUT_MS 10000
 #define PROBE_TIMEOUT_MS 1000
+#define RECONNECT_TIMEOUT_MS 2000
 
 struct jailer_probe;
 static void probe_drop(struct jailer_client *jc);
@@ -213,9 +214,9 @@ static void on_readable(evutil_socket_t fd, short what, void *arg)
 	free(p);
 }
 
-static int attach(struct jailer_client *jc, int fd, char *err, size_t errlen)
+static int attach(struct jailer_client *jc, int fd, int timeout_ms, char *err, size_t errlen)
 {
-	int rc = hello(fd, &jc->hello, err, errlen, HELLO_TIMEOUT_MS);
+	int rc = hello(fd, &jc->hello, err, errlen, timeout_ms);
 	if (rc < 0)
 		return rc;
 	if (evutil_make_socket_nonblocking(fd) < 0)
@@ -254,7 +255,7 @@ struct jailer_client *jailer_client_connect(struct event_base *base, const char 
 			snprintf(err, errlen, "cannot start the jailer helper %s: %s", helper_path,
 				 strerror(-fd));
 	}
-	if (fd < 0 || attach(jc, fd, err, errlen) < 0) {
+	if (fd < 0 || attach(jc, fd, HELLO_TIMEOUT_MS, err, errlen) < 0) {
 		if (fd >= 0)
 			close(fd);
 		if (fd >= 0 && !socket_path) {
@@ -311,7 +312,10 @@ uint64_t jailer_client_next_job_id(struct jailer_client *jc)
 	return ++jc->next_id;
 }
 
-/* A restarted jailer (socket mode) is picked up on the next job. */
+/* A restarted jailer (socket mode) is picked up on the next job.  This
+ * HELLO waits in the event loop's thread, so only briefly: a jailer that
+ * accepts and then does not answer costs the loop RECONNECT_TIMEOUT_MS,
+ * and that job fails as internal. */
 static int ensure_connected(struct jailer_client *jc)
 {
 	if (jc->fd >= 0)
@@ -322,7 +326,7 @@ static int ensure_connected(struct jailer_client *jc)
 	int fd = connect_path(jc->socket_path, err, sizeof(err));
 	if (fd < 0)
 		return fd;
-	int rc = attach(jc, fd, err, sizeof(err));
+	int rc = attach(jc, fd, RECONNECT_TIMEOUT_MS, err, sizeof(err));
 	if (rc < 0) {
 		close(fd);
 		gw_log(GW_LOG_WARN, "reconnecting to the jailer: %s", err);
