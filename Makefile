@@ -24,11 +24,13 @@ CFLAGS_ALL := -std=c17 -D_GNU_SOURCE $(OPT) $(WARN) $(HARDEN) $(SAN) $(PKG_CFLAG
 LDFLAGS_ALL := -pie -Wl,-z,relro,-z,now,-z,noexecstack $(SAN) $(LDFLAGS)
 
 IPC_SRC := $(wildcard ipc-proto/*.c)
+CM_SRC := $(wildcard common/*.c)
 JL_SRC := $(filter-out jailer/main.c,$(wildcard jailer/*.c))
 GW_SRC := $(filter-out gateway/main.c,$(wildcard gateway/*.c))
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 
 IPC_LIB := $(BUILD)/libipc.a
+CM_LIB := $(BUILD)/libcommon.a
 JL_LIB := $(BUILD)/libjailer.a
 GW_LIB := $(BUILD)/libgateway.a
 
@@ -44,9 +46,12 @@ all: $(BUILD)/cellgate $(BUILD)/cellgate-jailer
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -Igateway -Ijailer -MMD -MP -c $< -o $@
+	$(CC) $(CFLAGS_ALL) -Igateway -Ijailer -Icommon -MMD -MP -c $< -o $@
 
 $(IPC_LIB): $(call obj,$(IPC_SRC))
+	@mkdir -p $(dir $@)
+	ar rcs $@ $^
+$(CM_LIB): $(call obj,$(CM_SRC))
 	@mkdir -p $(dir $@)
 	ar rcs $@ $^
 $(JL_LIB): $(call obj,$(JL_SRC))
@@ -54,18 +59,18 @@ $(JL_LIB): $(call obj,$(JL_SRC))
 $(GW_LIB): $(call obj,$(GW_SRC))
 	ar rcs $@ $^
 
-$(BUILD)/cellgate-jailer: $(call obj,jailer/main.c) $(JL_LIB) $(IPC_LIB)
+$(BUILD)/cellgate-jailer: $(call obj,jailer/main.c) $(JL_LIB) $(CM_LIB) $(IPC_LIB)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LIBS_JL)
-$(BUILD)/cellgate: $(call obj,gateway/main.c) $(GW_LIB) $(IPC_LIB)
+$(BUILD)/cellgate: $(call obj,gateway/main.c) $(GW_LIB) $(CM_LIB) $(IPC_LIB)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LIBS_GW) -lm
 
 $(BUILD)/tests/test_ipc%: $(call obj,tests/unit/test_ipc%.c) $(IPC_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LIBS_TEST)
-$(BUILD)/tests/test_jl_%: $(call obj,tests/unit/test_jl_%.c) $(JL_LIB) $(IPC_LIB)
+$(BUILD)/tests/test_jl_%: $(call obj,tests/unit/test_jl_%.c) $(JL_LIB) $(CM_LIB) $(IPC_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LIBS_JL) $(LIBS_TEST)
-$(BUILD)/tests/test_gw_%: $(call obj,tests/unit/test_gw_%.c) $(GW_LIB) $(IPC_LIB)
+$(BUILD)/tests/test_gw_%: $(call obj,tests/unit/test_gw_%.c) $(GW_LIB) $(CM_LIB) $(IPC_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LIBS_GW) $(LIBS_TEST) -lm
 $(BUILD)/tests/%: $(call obj,tests/helpers/%.c) $(IPC_LIB)

@@ -1,331 +1,85 @@
-/* The gateway's configuration file (gw_config.h, example etc/cellgate.conf)
- * and the INI plumbing it shares with the tenants file: the same dialect
- * and value syntax as the jailer's policy, so one set of habits covers
- * every file an operator edits. */
+/* The gateway's configuration file (gw_config.h, example etc/cellgate.conf):
+ * a table of keys over common/'s INI walker and value parsers, the same
+ * dialect and value syntax as the tenants file and the jailer's policy, so
+ * one set of habits covers every file an operator edits. */
 #include "gw_config.h"
 
 #include <arpa/inet.h>
+#include <assert.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
+#include "conf_file.h"
+#include "conf_value.h"
+#include "ini.h"
+
+/* Room for a key handler's reason (the INI walker's own is INI_WHY_MAX). */
 #define WHY_MAX 512u
+
+_Static_assert(GW_INI_LINE_MAX == INI_LINE_MAX, "gw_config.h restates common/ini.h's line limit");
+
+/* ---- the INI plumbing under the names tenants.c uses; the work is in
+ * common/ (ini.h, conf_value.h, conf_file.h), shared with the jailer ---- */
 
 void gw_set_err(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (!err || errlen == 0)
-		return;
 	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
+	conf_vset_err(err, errlen, fmt, ap);
 	va_end(ap);
-}
-
-/* ---- value parsers ---- */
-
-static int parse_digits(const char *s, uint64_t *v, const char **end, char *why, size_t whylen)
-{
-	uint64_t x = 0;
-	const char *q = s;
-
-	if (*q < '0' || *q > '9') {
-		gw_set_err(why, whylen, "'%s' is not a non-negative integer", s);
-		return -EINVAL;
-	}
-	for (; *q >= '0' && *q <= '9'; q++) {
-		unsigned d = (unsigned)(*q - '0');
-
-		if (x > (UINT64_MAX - d) / 10) {
-			gw_set_err(why, whylen, "'%s' is out of range", s);
-			return -EINVAL;
-		}
-		x = x * 10 + d;
-	}
-	*v = x;
-	*end = q;
-	return 0;
-}
-
-static int scale(uint64_t *v, uint64_t mult, const char *s, char *why, size_t whylen)
-{
-	if (*v > UINT64_MAX / mult) {
-		gw_set_err(why, whylen, "'%s' is out of range", s);
-		return -EINVAL;
-	}
-	*v *= mult;
-	return 0;
 }
 
 int gw_parse_count(const char *s, uint64_t *v, char *why, size_t whylen)
 {
-	const char *end;
-	int r = parse_digits(s, v, &end, why, whylen);
-
-	if (r < 0)
-		return r;
-	if (*end) {
-		gw_set_err(why, whylen, "'%s' has trailing junk '%s'", s, end);
-		return -EINVAL;
-	}
-	return 0;
+	return conf_parse_count(s, 0, UINT64_MAX, v, why, whylen);
 }
 
 int gw_parse_size(const char *s, uint64_t *v, char *why, size_t whylen)
 {
-	const char *end;
-	int r = parse_digits(s, v, &end, why, whylen);
-
-	if (r < 0)
-		return r;
-	if (!*end)
-		return 0;
-	if (end[1] == '\0') {
-		switch (*end) {
-		case 'K':
-		case 'k':
-			return scale(v, 1ull << 10, s, why, whylen);
-		case 'M':
-		case 'm':
-			return scale(v, 1ull << 20, s, why, whylen);
-		case 'G':
-		case 'g':
-			return scale(v, 1ull << 30, s, why, whylen);
-		default:
-			break;
-		}
-	}
-	gw_set_err(why, whylen, "'%s' has an unknown suffix '%s' (use K, M or G)", s, end);
-	return -EINVAL;
+	return conf_parse_size(s, 0, UINT64_MAX, v, why, whylen);
 }
 
 int gw_parse_time_ms(const char *s, uint64_t *v, char *why, size_t whylen)
 {
-	const char *end;
-	int r = parse_digits(s, v, &end, why, whylen);
-
-	if (r < 0)
-		return r;
-	if (!*end || strcmp(end, "ms") == 0)
-		return 0;
-	if (strcmp(end, "s") == 0)
-		return scale(v, 1000, s, why, whylen);
-	gw_set_err(why, whylen, "'%s' has an unknown suffix '%s' (use ms or s)", s, end);
-	return -EINVAL;
+	return conf_parse_duration_ms(s, 0, UINT64_MAX, v, why, whylen);
 }
 
 int gw_parse_bool(const char *s, bool *b, char *why, size_t whylen)
 {
-	if (strcmp(s, "yes") == 0 || strcmp(s, "true") == 0) {
-		*b = true;
-		return 0;
-	}
-	if (strcmp(s, "no") == 0 || strcmp(s, "false") == 0) {
-		*b = false;
-		return 0;
-	}
-	gw_set_err(why, whylen, "'%s' is not yes, no, true or false", s);
-	return -EINVAL;
-}
-
-/* ---- the INI walker ---- */
-
-static char *trim(char *s)
-{
-	char *end;
-
-	while (*s == ' ' || *s == '\t' || *s == '\r')
-		s++;
-	end = s + strlen(s);
-	while (end > s && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r'))
-		*--end = '\0';
-	return s;
-}
-
-static bool key_char(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
-}
-
-static int ini_line(char *raw, bool *in_section, const struct gw_ini_ops *ops, void *ctx, char *why,
-		    size_t whylen)
-{
-	char *line = trim(raw), *eq, *key, *val;
-	size_t n;
-
-	if (line[0] == '\0' || line[0] == '#' || line[0] == ';')
-		return 0;
-	for (const char *c = line; *c; c++) {
-		if ((*c > 0 && *c < 0x20 && *c != '\t') || *c == 0x7f) {
-			gw_set_err(why, whylen, "contains a control character");
-			return -EINVAL;
-		}
-	}
-	n = strlen(line);
-	if (line[0] == '[') {
-		if (line[n - 1] != ']') {
-			gw_set_err(why, whylen, "malformed section header");
-			return -EINVAL;
-		}
-		line[n - 1] = '\0';
-		*in_section = true;
-		return ops->section(ctx, trim(line + 1), why, whylen);
-	}
-	eq = strchr(line, '=');
-	if (!eq) {
-		gw_set_err(why, whylen, "malformed line (expected 'key = value')");
-		return -EINVAL;
-	}
-	*eq = '\0';
-	key = trim(line);
-	val = trim(eq + 1);
-	if (key[0] == '\0') {
-		gw_set_err(why, whylen, "malformed line (empty key)");
-		return -EINVAL;
-	}
-	for (const char *c = key; *c; c++) {
-		if (!key_char(*c)) {
-			gw_set_err(why, whylen, "malformed key (use a-z, 0-9, '_')");
-			return -EINVAL;
-		}
-	}
-	if (!*in_section) {
-		gw_set_err(why, whylen, "key '%s': outside of any section", key);
-		return -EINVAL;
-	}
-	return ops->key(ctx, key, val, why, whylen);
+	return conf_parse_bool(s, b, why, whylen);
 }
 
 int gw_ini_parse(const char *text, size_t len, size_t max_bytes, const char *name,
 		 const struct gw_ini_ops *ops, void *ctx, char *err, size_t errlen)
 {
-	const char *nul;
-	bool in_section = false;
-	unsigned lineno = 0;
-	size_t pos = 0;
+	struct ini_handler h;
 
+	/* Every gateway message names a file, even an unnamed one. */
 	if (!name)
 		name = "(config)";
-	if (!ops || (!text && len)) {
+	if (!ops) {
 		gw_set_err(err, errlen, "%s: nothing to parse", name);
 		return -EINVAL;
 	}
-	if (len > max_bytes) {
-		gw_set_err(err, errlen, "%s: larger than %zu bytes", name, max_bytes);
-		return -EINVAL;
-	}
-	nul = len ? memchr(text, '\0', len) : NULL;
-	if (nul) {
-		unsigned l = 1;
-
-		for (const char *c = text; c < nul; c++)
-			l += *c == '\n';
-		gw_set_err(err, errlen, "%s:%u: contains a NUL byte", name, l);
-		return -EINVAL;
-	}
-	while (pos < len) {
-		char line[GW_INI_LINE_MAX + 1];
-		char why[WHY_MAX];
-		const char *start = text + pos;
-		const char *nl = memchr(start, '\n', len - pos);
-		size_t n = nl ? (size_t)(nl - start) : len - pos;
-
-		lineno++;
-		if (n > GW_INI_LINE_MAX) {
-			gw_set_err(err, errlen, "%s:%u: longer than %u characters", name, lineno,
-				   GW_INI_LINE_MAX);
-			return -EINVAL;
-		}
-		memcpy(line, start, n);
-		line[n] = '\0';
-		why[0] = '\0';
-		if (ini_line(line, &in_section, ops, ctx, why, sizeof(why)) < 0) {
-			gw_set_err(err, errlen, "%s:%u: %s", name, lineno,
-				   why[0] ? why : "invalid line");
-			return -EINVAL;
-		}
-		pos += n + (nl ? 1 : 0);
-	}
-	return 0;
+	h.section = ops->section;
+	h.key = ops->key;
+	return ini_parse(text, len, max_bytes, name, &h, ctx, err, errlen);
 }
 
 int gw_read_config_file(const char *path, size_t max_bytes, unsigned forbidden_mode, char **buf,
 			size_t *len, char *err, size_t errlen)
 {
-	struct stat st;
-	size_t cap, got = 0;
-	char *b = NULL;
-	int fd, r;
+	const struct conf_file_rules rules = {
+	    .max_bytes = max_bytes,
+	    .forbidden_mode = (mode_t)forbidden_mode,
+	};
 
-	if (!path || !buf || !len || max_bytes == 0)
-		return -EINVAL;
-	/* O_NONBLOCK: a FIFO planted at the path must not hang the open. */
-	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	if (fd < 0) {
-		r = -errno;
-		if (r == -ELOOP)
-			gw_set_err(err, errlen, "%s: is a symbolic link; refusing it", path);
-		else
-			gw_set_err(err, errlen, "%s: %s", path, strerror(-r));
-		return r;
-	}
-	if (fstat(fd, &st) < 0) {
-		r = -errno;
-		gw_set_err(err, errlen, "%s: fstat: %s", path, strerror(-r));
-		goto out;
-	}
-	r = -EPERM;
-	if (!S_ISREG(st.st_mode)) {
-		gw_set_err(err, errlen, "%s: not a regular file", path);
-		goto out;
-	}
-	if (st.st_mode & forbidden_mode) {
-		gw_set_err(err, errlen, "%s: writable by %s (mode %04o)", path,
-			   (forbidden_mode & S_IWGRP) ? "group or others" : "others",
-			   (unsigned)(st.st_mode & 07777));
-		goto out;
-	}
-	/* One byte more than allowed tells "exactly at the limit" from "over". */
-	cap = max_bytes + 1;
-	b = malloc(cap + 1);
-	if (!b) {
-		r = -ENOMEM;
-		gw_set_err(err, errlen, "%s: out of memory", path);
-		goto out;
-	}
-	while (got < cap) {
-		ssize_t n = read(fd, b + got, cap - got);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			r = -errno;
-			gw_set_err(err, errlen, "%s: read: %s", path, strerror(-r));
-			goto out;
-		}
-		if (n == 0)
-			break;
-		got += (size_t)n;
-	}
-	if (got > max_bytes) {
-		r = -EFBIG;
-		gw_set_err(err, errlen, "%s: larger than %zu bytes", path, max_bytes);
-		goto out;
-	}
-	b[got] = '\0';
-	*buf = b;
-	*len = got;
-	b = NULL;
-	r = 0;
-out:
-	free(b);
-	close(fd);
-	return r;
+	return conf_read_file(path, &rules, buf, len, err, errlen);
 }
 
 /* ---- listen addresses ---- */
@@ -427,14 +181,29 @@ struct cfg_state {
 	uint64_t seen; /* non-repeatable keys already set in this section */
 };
 
+/* How a key's value is parsed and where it goes.  Numbers land in an
+ * unsigned integer field of 4 or 8 bytes after a min..max check. */
+enum cfg_kind {
+	CK_COUNT,   /* a count */
+	CK_SIZE,    /* bytes, K/M/G suffix */
+	CK_MS,	    /* a duration in milliseconds */
+	CK_SECONDS, /* a duration stored in whole seconds; min, max in seconds */
+	CK_BOOL,    /* yes/no into a bool */
+	CK_PATH,    /* "" or an absolute path into a char array */
+	CK_CODE,    /* anything else: `fn` parses and stores */
+};
+
 typedef int (*cfg_fn)(struct gw_config *c, const char *val, char *why, size_t whylen);
 
 struct cfg_key {
 	const char *name;
 	enum section sec;
+	enum cfg_kind kind;
+	size_t off, size;  /* the field in struct gw_config (not CK_CODE) */
+	uint64_t min, max; /* numbers only */
 	bool repeatable;
 	bool may_be_empty;
-	cfg_fn fn;
+	cfg_fn fn; /* CK_CODE only */
 };
 
 static int copy_str(char *dst, size_t cap, const char *src, char *why, size_t whylen)
@@ -485,21 +254,6 @@ static int k_metrics_listen(struct gw_config *c, const char *val, char *why, siz
 		return 0;
 	}
 	return set_listen(c->metrics_listen, val, why, whylen);
-}
-
-static int k_tenants(struct gw_config *c, const char *val, char *why, size_t whylen)
-{
-	return set_path(c->tenants, sizeof(c->tenants), val, why, whylen);
-}
-
-static int k_jailer_socket(struct gw_config *c, const char *val, char *why, size_t whylen)
-{
-	return set_path(c->jailer_socket, sizeof(c->jailer_socket), val, why, whylen);
-}
-
-static int k_jailer(struct gw_config *c, const char *val, char *why, size_t whylen)
-{
-	return set_path(c->jailer, sizeof(c->jailer), val, why, whylen);
 }
 
 static int k_stdio_tenant(struct gw_config *c, const char *val, char *why, size_t whylen)
@@ -621,148 +375,6 @@ static int k_allowed_host(struct gw_config *c, const char *val, char *why, size_
 	return 0;
 }
 
-enum value_kind { VK_COUNT, VK_SIZE, VK_TIME_MS };
-
-/* Parse val as `kind` and check min <= v <= max (bytes for sizes, ms for
- * times). */
-static int ranged(const char *val, enum value_kind kind, uint64_t min, uint64_t max, uint64_t *out,
-		  char *why, size_t whylen)
-{
-	uint64_t v;
-	int r;
-
-	if (kind == VK_SIZE)
-		r = gw_parse_size(val, &v, why, whylen);
-	else if (kind == VK_TIME_MS)
-		r = gw_parse_time_ms(val, &v, why, whylen);
-	else
-		r = gw_parse_count(val, &v, why, whylen);
-	if (r < 0)
-		return r;
-	if (v < min || v > max) {
-		const char *unit = kind == VK_SIZE ? " bytes" : kind == VK_TIME_MS ? " ms" : "";
-
-		gw_set_err(why, whylen, "'%s' is outside %llu..%llu%s", val,
-			   (unsigned long long)min, (unsigned long long)max, unit);
-		return -EINVAL;
-	}
-	*out = v;
-	return 0;
-}
-
-static int k_max_connections(struct gw_config *c, const char *val, char *why, size_t whylen)
-{
-	uint64_t v;
-	int r = ranged(val, VK_COUNT, 1, 1000000, &v, why, whylen);
-
-	if (r == 0)
-		c->max_connections = (unsigned)v;
-	return r;
-}
-
-static int k_max_body(struct gw_config *c, const char *val, char *why, size_t whylen)
-{
-	uint64_t v;
-	int r = ranged(val, VK_SIZE, 1u << 10, 64u << 20, &v, why, whylen);
-
-	if (r == 0)
-		c->max_body_bytes = (size_t)v;
-	return r;
-}
-
-static int k_header_timeout(struct gw_config *c, const char *val, char *why, size_t whylen)
-{
-	uint64_t v;
-	int r = ranged(val, VK_TIME_MS, 100, 600000, &v, why, whylen);
-
-	if (r == 0)
-		c->header_timeout_ms = (unsigned)v;
-	return r;
-}
-
-static int k_body_timeout(struct gw_config *c, const char *val, char *why, size_t whylen)
-{
-	uint64_t v;
-	int r = ranged(val, VK_TIME_MS, 100, 3600000, &v, why, whylen);
-
-	if (r == 0)
-		c->body_timeout_ms = (unsigned)v;
-	return r;
-}
-
-static int k_max_sessions(struct gw_config *c, const char *val, char *why, size_t whylen)
-{
-	uint64_t v;
-	int r = ranged(val, VK_COUNT, 1, 100000, &v, why, whylen);
-
-	if (r == 0)
-		c->max_sessions_per_tenant = (unsigned)v;
-	return r;
-}
-
-/* A time stored in whole seconds: "90s", "90000ms" or "90000"; 1500ms is
- * refused rather than rounded, so the file says what the gateway does. */
-static int seconds(const char *val, uint64_t min_s, uint64_t max_s, unsigned *out, char *why,
-		   size_t whylen)
-{
-	uint64_t v;
-	int r = ranged(val, VK_TIME_MS, min_s * 1000, max_s * 1000, &v, why, whylen);
-
-	if (r < 0)
-		return r;
-	if (v % 1000 != 0) {
-		gw_set_err(why, whylen, "'%s' is not a whole number of seconds", val);
-		return -EINVAL;
-	}
-	*out = (unsigned)(v / 1000);
-	return 0;
-}
-
-static int k_session_idle_timeout(struct gw_config *c, const char *val, char *why, size_t whylen)
-{
-	return seconds(val, 1, 7 * 86400, &c->session_idle_timeout_s, why, whylen);
-}
-
-static int k_sse_keepalive(struct gw_config *c, const char *val, char *why, size_t whylen)
-{
-	return seconds(val, 1, 300, &c->sse_keepalive_s, why, whylen);
-}
-
-static int k_max_stream_buffer(struct gw_config *c, const char *val, char *why, size_t whylen)
-{
-	uint64_t v;
-	int r = ranged(val, VK_SIZE, 64u << 10, 1u << 30, &v, why, whylen);
-
-	if (r == 0)
-		c->max_stream_buffer_bytes = (size_t)v;
-	return r;
-}
-
-static int k_progress_interval(struct gw_config *c, const char *val, char *why, size_t whylen)
-{
-	uint64_t v;
-	int r = ranged(val, VK_TIME_MS, 100, 60000, &v, why, whylen);
-
-	if (r == 0)
-		c->progress_interval_ms = (unsigned)v;
-	return r;
-}
-
-static int k_progress_message(struct gw_config *c, const char *val, char *why, size_t whylen)
-{
-	uint64_t v;
-	int r = ranged(val, VK_SIZE, 0, 64u << 10, &v, why, whylen);
-
-	if (r == 0)
-		c->progress_message_bytes = (size_t)v;
-	return r;
-}
-
-static int k_audit_file(struct gw_config *c, const char *val, char *why, size_t whylen)
-{
-	return set_path(c->audit_file, sizeof(c->audit_file), val, why, whylen);
-}
-
 static int k_journald(struct gw_config *c, const char *val, char *why, size_t whylen)
 {
 	if (strcmp(val, "auto") == 0)
@@ -778,41 +390,120 @@ static int k_journald(struct gw_config *c, const char *val, char *why, size_t wh
 	return 0;
 }
 
-static int k_fsync(struct gw_config *c, const char *val, char *why, size_t whylen)
-{
-	return gw_parse_bool(val, &c->audit_fsync, why, whylen);
-}
-
-static int k_log_code(struct gw_config *c, const char *val, char *why, size_t whylen)
-{
-	return gw_parse_bool(val, &c->audit_log_code, why, whylen);
-}
+/* The table: one row per key.  NUMBER rows name the field and its bounds
+ * (bytes for sizes, ms for CK_MS, seconds for CK_SECONDS). */
+/* clang-format off */
+#define FIELD(f) .off = offsetof(struct gw_config, f), .size = sizeof(((struct gw_config *)0)->f)
+#define NUMBER(key, section, k, f, lo, hi) \
+	{.name = key, .sec = section, .kind = k, FIELD(f), .min = lo, .max = hi}
+#define FLAG(key, section, f) \
+	{.name = key, .sec = section, .kind = CK_BOOL, FIELD(f)}
+#define PATH(key, section, f, empty_ok) \
+	{.name = key, .sec = section, .kind = CK_PATH, FIELD(f), .may_be_empty = empty_ok}
+#define CODE(key, section, handler, repeat, empty_ok) \
+	{.name = key, .sec = section, .kind = CK_CODE, .repeatable = repeat, \
+	 .may_be_empty = empty_ok, .fn = handler}
+/* clang-format on */
 
 static const struct cfg_key cfg_keys[] = {
-    {"listen", SEC_GATEWAY, false, false, k_listen},
-    {"metrics_listen", SEC_GATEWAY, false, true, k_metrics_listen},
-    {"tenants", SEC_GATEWAY, false, false, k_tenants},
-    {"jailer_socket", SEC_GATEWAY, false, true, k_jailer_socket},
-    {"jailer", SEC_GATEWAY, false, true, k_jailer},
-    {"stdio_tenant", SEC_GATEWAY, false, true, k_stdio_tenant},
-    {"allowed_origin", SEC_GATEWAY, true, false, k_allowed_origin},
-    {"allowed_host", SEC_GATEWAY, true, false, k_allowed_host},
-    {"max_connections", SEC_LIMITS, false, false, k_max_connections},
-    {"max_body", SEC_LIMITS, false, false, k_max_body},
-    {"header_timeout", SEC_LIMITS, false, false, k_header_timeout},
-    {"body_timeout", SEC_LIMITS, false, false, k_body_timeout},
-    {"max_sessions_per_tenant", SEC_LIMITS, false, false, k_max_sessions},
-    {"session_idle_timeout", SEC_LIMITS, false, false, k_session_idle_timeout},
-    {"sse_keepalive", SEC_LIMITS, false, false, k_sse_keepalive},
-    {"max_stream_buffer", SEC_LIMITS, false, false, k_max_stream_buffer},
-    {"progress_interval", SEC_LIMITS, false, false, k_progress_interval},
-    {"progress_message", SEC_LIMITS, false, false, k_progress_message},
-    {"file", SEC_AUDIT, false, true, k_audit_file},
-    {"journald", SEC_AUDIT, false, false, k_journald},
-    {"fsync", SEC_AUDIT, false, false, k_fsync},
-    {"log_code", SEC_AUDIT, false, false, k_log_code},
+    CODE("listen", SEC_GATEWAY, k_listen, false, false),
+    CODE("metrics_listen", SEC_GATEWAY, k_metrics_listen, false, true),
+    PATH("tenants", SEC_GATEWAY, tenants, false),
+    PATH("jailer_socket", SEC_GATEWAY, jailer_socket, true),
+    PATH("jailer", SEC_GATEWAY, jailer, true),
+    CODE("stdio_tenant", SEC_GATEWAY, k_stdio_tenant, false, true),
+    CODE("allowed_origin", SEC_GATEWAY, k_allowed_origin, true, false),
+    CODE("allowed_host", SEC_GATEWAY, k_allowed_host, true, false),
+    NUMBER("max_connections", SEC_LIMITS, CK_COUNT, max_connections, 1, 1000000),
+    NUMBER("max_body", SEC_LIMITS, CK_SIZE, max_body_bytes, 1u << 10, 64u << 20),
+    NUMBER("header_timeout", SEC_LIMITS, CK_MS, header_timeout_ms, 100, 600000),
+    NUMBER("body_timeout", SEC_LIMITS, CK_MS, body_timeout_ms, 100, 3600000),
+    NUMBER("max_sessions_per_tenant", SEC_LIMITS, CK_COUNT, max_sessions_per_tenant, 1, 100000),
+    NUMBER("session_idle_timeout", SEC_LIMITS, CK_SECONDS, session_idle_timeout_s, 1, 7 * 86400),
+    NUMBER("sse_keepalive", SEC_LIMITS, CK_SECONDS, sse_keepalive_s, 1, 300),
+    NUMBER("max_stream_buffer", SEC_LIMITS, CK_SIZE, max_stream_buffer_bytes, 64u << 10, 1u << 30),
+    NUMBER("progress_interval", SEC_LIMITS, CK_MS, progress_interval_ms, 100, 60000),
+    NUMBER("progress_message", SEC_LIMITS, CK_SIZE, progress_message_bytes, 0, 64u << 10),
+    PATH("file", SEC_AUDIT, audit_file, true),
+    CODE("journald", SEC_AUDIT, k_journald, false, false),
+    FLAG("fsync", SEC_AUDIT, audit_fsync),
+    FLAG("log_code", SEC_AUDIT, audit_log_code),
 };
+#undef FIELD
+#undef NUMBER
+#undef FLAG
+#undef PATH
+#undef CODE
 #define NCFG_KEYS (sizeof(cfg_keys) / sizeof(cfg_keys[0]))
+/* cfg_state.seen has one bit per row. */
+_Static_assert(NCFG_KEYS <= 64, "too many keys for cfg_state.seen");
+
+/* A time stored in whole seconds: "90s", "90000ms" or "90000"; 1500ms is
+ * refused rather than rounded, so the file says what the gateway does. */
+static int whole_seconds(const char *val, uint64_t min_s, uint64_t max_s, uint64_t *out, char *why,
+			 size_t whylen)
+{
+	uint64_t ms;
+	int r = conf_parse_duration_ms(val, min_s * 1000, max_s * 1000, &ms, why, whylen);
+
+	if (r < 0)
+		return r;
+	if (ms % 1000 != 0) {
+		gw_set_err(why, whylen, "'%s' is not a whole number of seconds", val);
+		return -EINVAL;
+	}
+	*out = ms / 1000;
+	return 0;
+}
+
+/* Into an unsigned field of k->size bytes; the row's max fits it (checked
+ * by the assert, a mistake in the table otherwise). */
+static void store_number(const struct cfg_key *k, void *field, uint64_t v)
+{
+	assert(k->size == sizeof(uint64_t) ||
+	       (k->size == sizeof(uint32_t) && k->max <= UINT32_MAX));
+	if (k->size == sizeof(uint64_t)) {
+		memcpy(field, &v, sizeof(v));
+	} else {
+		uint32_t v32 = (uint32_t)v;
+
+		memcpy(field, &v32, sizeof(v32));
+	}
+}
+
+static int set_key(const struct cfg_key *k, struct gw_config *c, const char *val, char *why,
+		   size_t whylen)
+{
+	char *field = (char *)c + k->off;
+	uint64_t v;
+	int r = -EINVAL;
+
+	/* No default: -Wswitch names a new kind left out here. */
+	switch (k->kind) {
+	case CK_COUNT:
+		r = conf_parse_count(val, k->min, k->max, &v, why, whylen);
+		break;
+	case CK_SIZE:
+		r = conf_parse_size(val, k->min, k->max, &v, why, whylen);
+		break;
+	case CK_MS:
+		r = conf_parse_duration_ms(val, k->min, k->max, &v, why, whylen);
+		break;
+	case CK_SECONDS:
+		r = whole_seconds(val, k->min, k->max, &v, why, whylen);
+		break;
+	case CK_BOOL:
+		return conf_parse_bool(val, (bool *)field, why, whylen);
+	case CK_PATH:
+		return set_path(field, k->size, val, why, whylen);
+	case CK_CODE:
+		return k->fn(c, val, why, whylen);
+	}
+	if (r < 0)
+		return r;
+	store_number(k, field, v);
+	return 0;
+}
 
 static int cfg_section(void *ctx, const char *inner, char *why, size_t whylen)
 {
@@ -864,7 +555,7 @@ static int cfg_key(void *ctx, const char *key, const char *val, char *why, size_
 		return -EINVAL;
 	}
 	inner[0] = '\0';
-	if (cfg_keys[i].fn(st->c, val, inner, sizeof(inner)) < 0) {
+	if (set_key(&cfg_keys[i], st->c, val, inner, sizeof(inner)) < 0) {
 		gw_set_err(why, whylen, "key '%s': %s", key, inner[0] ? inner : "invalid value");
 		return -EINVAL;
 	}
@@ -894,7 +585,7 @@ void gw_config_defaults(struct gw_config *c)
 int gw_config_parse(const char *text, size_t len, const char *name, struct gw_config *c, char *err,
 		    size_t errlen)
 {
-	static const struct gw_ini_ops ops = {cfg_section, cfg_key};
+	static const struct ini_handler ops = {cfg_section, cfg_key};
 	struct gw_config *work;
 	struct cfg_state st = {.sec = -1};
 	int r;
@@ -910,7 +601,8 @@ int gw_config_parse(const char *text, size_t len, const char *name, struct gw_co
 	}
 	memcpy(work, c, sizeof(*work));
 	st.c = work;
-	r = gw_ini_parse(text, len, GW_CONFIG_MAX_BYTES, name, &ops, &st, err, errlen);
+	r = ini_parse(text, len, GW_CONFIG_MAX_BYTES, name ? name : "(config)", &ops, &st, err,
+		      errlen);
 	if (r == 0)
 		memcpy(c, work, sizeof(*c));
 	free(work);

@@ -1,8 +1,9 @@
-/* The policy file's INI parser: value parsers, the key tables of [global]
- * and [profile NAME], policy_parse and policy_load.  See policy.h for the
- * format and etc/jailer.conf for a documented example. */
+/* The policy file's INI parser: the key tables of [global] and
+ * [profile NAME], policy_parse and policy_load.  The INI dialect, the value
+ * syntax and the safe file read are common/'s, shared with the gateway's
+ * files.  See policy.h for the format and etc/jailer.conf for a documented
+ * example. */
 #include <errno.h>
-#include <fcntl.h>
 #include <grp.h>
 #include <pwd.h>
 #include <stddef.h>
@@ -10,118 +11,22 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
+#include "conf_file.h"
+#include "conf_value.h"
+#include "ini.h"
 #include "policy.h"
 #include "policy_internal.h"
 
-#define LINE_MAX_CHARS 4096u
 #define PW_BUF_BYTES 16384u
 
-/* ---- value parsers: each returns 0 or -EINVAL with the reason in why ---- */
+/* ---- values only the policy has (ids, positive counts), on top of
+ * common/conf_value.h; each returns 0 or -EINVAL with the reason in why ---- */
 
-static int parse_digits(const char *s, uint64_t *v, const char **end, char *why, size_t whylen)
-{
-	uint64_t x = 0;
-	const char *q = s;
-
-	if (*q < '0' || *q > '9') {
-		pol_set_err(why, whylen, "'%s' is not a non-negative integer", s);
-		return -EINVAL;
-	}
-	for (; *q >= '0' && *q <= '9'; q++) {
-		unsigned d = (unsigned)(*q - '0');
-
-		if (x > (UINT64_MAX - d) / 10) {
-			pol_set_err(why, whylen, "'%s' is out of range", s);
-			return -EINVAL;
-		}
-		x = x * 10 + d;
-	}
-	*v = x;
-	*end = q;
-	return 0;
-}
-
-static int scale(uint64_t *v, uint64_t mult, const char *s, char *why, size_t whylen)
-{
-	if (*v > UINT64_MAX / mult) {
-		pol_set_err(why, whylen, "'%s' is out of range", s);
-		return -EINVAL;
-	}
-	*v *= mult;
-	return 0;
-}
-
+/* Any count, no bounds: the callers below word their own range errors. */
 static int parse_count(const char *s, uint64_t *v, char *why, size_t whylen)
 {
-	const char *end;
-	int r = parse_digits(s, v, &end, why, whylen);
-
-	if (r < 0)
-		return r;
-	if (*end) {
-		pol_set_err(why, whylen, "'%s' has trailing junk '%s'", s, end);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-static int parse_size(const char *s, uint64_t *v, char *why, size_t whylen)
-{
-	const char *end;
-	int r = parse_digits(s, v, &end, why, whylen);
-
-	if (r < 0)
-		return r;
-	if (!*end)
-		return 0;
-	if (end[1] == '\0') {
-		switch (*end) {
-		case 'K':
-		case 'k':
-			return scale(v, 1ull << 10, s, why, whylen);
-		case 'M':
-		case 'm':
-			return scale(v, 1ull << 20, s, why, whylen);
-		case 'G':
-		case 'g':
-			return scale(v, 1ull << 30, s, why, whylen);
-		default:
-			break;
-		}
-	}
-	pol_set_err(why, whylen, "'%s' has an unknown suffix '%s' (use K, M or G)", s, end);
-	return -EINVAL;
-}
-
-static int parse_time_ms(const char *s, uint64_t *v, char *why, size_t whylen)
-{
-	const char *end;
-	int r = parse_digits(s, v, &end, why, whylen);
-
-	if (r < 0)
-		return r;
-	if (!*end || strcmp(end, "ms") == 0)
-		return 0;
-	if (strcmp(end, "s") == 0)
-		return scale(v, 1000, s, why, whylen);
-	pol_set_err(why, whylen, "'%s' has an unknown suffix '%s' (use ms or s)", s, end);
-	return -EINVAL;
-}
-
-static int parse_bool(const char *s, bool *b, char *why, size_t whylen)
-{
-	if (strcmp(s, "yes") == 0 || strcmp(s, "true") == 0) {
-		*b = true;
-		return 0;
-	}
-	if (strcmp(s, "no") == 0 || strcmp(s, "false") == 0) {
-		*b = false;
-		return 0;
-	}
-	pol_set_err(why, whylen, "'%s' is not yes, no, true or false", s);
-	return -EINVAL;
+	return conf_parse_count(s, 0, UINT64_MAX, v, why, whylen);
 }
 
 static int parse_numeric_id(const char *s, uint32_t *id, char *why, size_t whylen)
@@ -363,7 +268,7 @@ static int k_cgroup_root(struct parse_state *st, const char *val, char *why, siz
 
 static int k_favordynmods(struct parse_state *st, const char *val, char *why, size_t whylen)
 {
-	return parse_bool(val, &st->p->v1_favordynmods, why, whylen);
+	return conf_parse_bool(val, &st->p->v1_favordynmods, why, whylen);
 }
 
 static int k_language(struct parse_state *st, const char *val, char *why, size_t whylen)
@@ -471,26 +376,19 @@ static int k_env_allow(struct parse_state *st, const char *val, char *why, size_
 
 static int k_network(struct parse_state *st, const char *val, char *why, size_t whylen)
 {
-	return parse_bool(val, &st->prof->network, why, whylen);
+	return conf_parse_bool(val, &st->prof->network, why, whylen);
 }
 
 static int set_limit(struct parse_state *st, const struct limit_field *f, bool max, const char *val,
 		     char *why, size_t whylen)
 {
+	enum conf_kind kind = f->kind == LK_TIME   ? CONF_DURATION_MS
+			      : f->kind == LK_SIZE ? CONF_SIZE
+						   : CONF_COUNT;
 	uint64_t v;
-	int r;
+	/* The limit's own bounds are pol_check_limit_value's, worded there. */
+	int r = conf_parse_number(kind, val, 0, UINT64_MAX, &v, why, whylen);
 
-	switch (f->kind) {
-	case LK_TIME:
-		r = parse_time_ms(val, &v, why, whylen);
-		break;
-	case LK_SIZE:
-		r = parse_size(val, &v, why, whylen);
-		break;
-	default:
-		r = parse_count(val, &v, why, whylen);
-		break;
-	}
 	if (r < 0)
 		return r;
 	if (!pol_check_limit_value(f, v, why, whylen))
@@ -567,29 +465,15 @@ static int dispatch_key(struct parse_state *st, const char *key, const char *val
 	return tab[i].fn(st, val, why, whylen);
 }
 
-static char *trim(char *s)
+static int open_section(void *ctx, const char *inner, char *why, size_t whylen)
 {
-	char *end;
-
-	while (*s == ' ' || *s == '\t' || *s == '\r')
-		s++;
-	end = s + strlen(s);
-	while (end > s && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r'))
-		*--end = '\0';
-	return s;
-}
-
-static int open_section(struct parse_state *st, char *inner, unsigned lineno, char *err,
-			size_t errlen)
-{
+	struct parse_state *st = ctx;
 	struct policy *p = st->p;
-	char *name;
+	const char *name;
 
-	inner = trim(inner);
 	if (strcmp(inner, "global") == 0) {
 		if (st->global_done) {
-			pol_set_err(err, errlen, "line %u: section [global]: appears twice",
-				    lineno);
+			pol_set_err(why, whylen, "section [global]: appears twice");
 			return -EINVAL;
 		}
 		st->global_done = true;
@@ -598,16 +482,17 @@ static int open_section(struct parse_state *st, char *inner, unsigned lineno, ch
 		return 0;
 	}
 	if (strncmp(inner, "profile", 7) != 0 || (inner[7] != ' ' && inner[7] != '\t')) {
-		pol_set_err(err, errlen, "line %u: section [%.64s]: unknown section", lineno,
-			    inner);
+		pol_set_err(why, whylen, "section [%.64s]: unknown section", inner);
 		return -EINVAL;
 	}
-	name = trim(inner + 7);
+	/* The walker trimmed both ends; the name starts after the blanks. */
+	name = inner + 7;
+	while (*name == ' ' || *name == '\t')
+		name++;
 	if (!pol_valid_simple_name(name)) {
-		pol_set_err(
-		    err, errlen,
-		    "line %u: section [profile %.64s]: name is not 1-%u characters of [a-z0-9_-]",
-		    lineno, name, IPC_MAX_NAME);
+		pol_set_err(why, whylen,
+			    "section [profile %.64s]: name is not 1-%u characters of [a-z0-9_-]",
+			    name, IPC_MAX_NAME);
 		return -EINVAL;
 	}
 	/* Naming any profile means the file lists exactly the profiles to offer. */
@@ -617,13 +502,12 @@ static int open_section(struct parse_state *st, char *inner, unsigned lineno, ch
 		st->profiles_replaced = true;
 	}
 	if (policy_find_profile(p, name)) {
-		pol_set_err(err, errlen, "line %u: section [profile %s]: appears twice", lineno,
-			    name);
+		pol_set_err(why, whylen, "section [profile %s]: appears twice", name);
 		return -EINVAL;
 	}
 	if (p->nprofiles >= IPC_MAX_PROFILES) {
-		pol_set_err(err, errlen, "line %u: section [profile %s]: more than %u profiles",
-			    lineno, name, IPC_MAX_PROFILES);
+		pol_set_err(why, whylen, "section [profile %s]: more than %u profiles", name,
+			    IPC_MAX_PROFILES);
 		return -EINVAL;
 	}
 	st->prof = &p->profiles[p->nprofiles++];
@@ -635,63 +519,22 @@ static int open_section(struct parse_state *st, char *inner, unsigned lineno, ch
 	return 0;
 }
 
-static int parse_line(struct parse_state *st, char *raw, unsigned lineno, char *err, size_t errlen)
+static int on_key(void *ctx, const char *key, const char *val, char *why, size_t whylen)
 {
-	char why[IPC_MAX_MESSAGE];
-	char *line = trim(raw), *eq, *key, *val;
-	size_t n;
-	int r;
+	struct parse_state *st = ctx;
+	char inner[IPC_MAX_MESSAGE];
 
-	if (line[0] == '\0' || line[0] == '#' || line[0] == ';')
-		return 0;
-	for (const char *c = line; *c; c++) {
-		if ((*c > 0 && *c < 0x20 && *c != '\t') || *c == 0x7f) {
-			pol_set_err(err, errlen, "line %u: contains a control character", lineno);
-			return -EINVAL;
-		}
-	}
-	n = strlen(line);
-	if (line[0] == '[') {
-		if (line[n - 1] != ']') {
-			pol_set_err(err, errlen, "line %u: malformed section header", lineno);
-			return -EINVAL;
-		}
-		line[n - 1] = '\0';
-		return open_section(st, line + 1, lineno, err, errlen);
-	}
-	eq = strchr(line, '=');
-	if (!eq) {
-		pol_set_err(err, errlen, "line %u: malformed line (expected 'key = value')",
-			    lineno);
+	/* The walker refuses keys before any header; should that ever change,
+	 * fail closed here rather than write through a NULL profile. */
+	if (st->sec == SEC_NONE)
 		return -EINVAL;
-	}
-	*eq = '\0';
-	key = trim(line);
-	val = trim(eq + 1);
-	if (key[0] == '\0') {
-		pol_set_err(err, errlen, "line %u: malformed line (empty key)", lineno);
-		return -EINVAL;
-	}
-	for (const char *c = key; *c; c++) {
-		if (!pol_is_lower_alnum(*c) && *c != '_') {
-			pol_set_err(err, errlen, "line %u: malformed key (use a-z, 0-9, '_')",
-				    lineno);
-			return -EINVAL;
-		}
-	}
-	if (st->sec == SEC_NONE) {
-		pol_set_err(err, errlen, "line %u: key '%s': outside of any section", lineno, key);
-		return -EINVAL;
-	}
 	if (val[0] == '\0' && strcmp(key, "cgroup_root") != 0) {
-		pol_set_err(err, errlen, "line %u: key '%s': empty value", lineno, key);
+		pol_set_err(why, whylen, "key '%s': empty value", key);
 		return -EINVAL;
 	}
-	why[0] = '\0';
-	r = dispatch_key(st, key, val, why, sizeof(why));
-	if (r < 0) {
-		pol_set_err(err, errlen, "line %u: key '%s': %s", lineno, key,
-			    why[0] ? why : "invalid value");
+	inner[0] = '\0';
+	if (dispatch_key(st, key, val, inner, sizeof(inner)) < 0) {
+		pol_set_err(why, whylen, "key '%s': %s", key, inner[0] ? inner : "invalid value");
 		return -EINVAL;
 	}
 	return 0;
@@ -700,11 +543,9 @@ static int parse_line(struct parse_state *st, char *raw, unsigned lineno, char *
 int policy_parse(const char *text, size_t len, uid_t starter_uid, struct policy *p, char *err,
 		 size_t errlen)
 {
+	static const struct ini_handler handler = {open_section, on_key};
 	struct parse_state st = {.p = p};
-	const char *nul;
-	unsigned lineno = 0;
-	size_t pos = 0;
-	int r = 0;
+	int r;
 
 	if (!p || (!text && len))
 		return -EINVAL;
@@ -716,37 +557,10 @@ int policy_parse(const char *text, size_t len, uid_t starter_uid, struct policy 
 		r = -EINVAL;
 		goto out;
 	}
-	nul = len ? memchr(text, '\0', len) : NULL;
-	if (nul) {
-		unsigned l = 1;
-
-		for (const char *c = text; c < nul; c++)
-			l += *c == '\n';
-		pol_set_err(err, errlen, "line %u: contains a NUL byte", l);
-		r = -EINVAL;
-		goto out;
-	}
-	while (pos < len) {
-		char line[LINE_MAX_CHARS + 1];
-		const char *start = text + pos;
-		const char *nl = memchr(start, '\n', len - pos);
-		size_t n = nl ? (size_t)(nl - start) : len - pos;
-
-		lineno++;
-		if (n > LINE_MAX_CHARS) {
-			pol_set_err(err, errlen, "line %u: longer than %u characters", lineno,
-				    LINE_MAX_CHARS);
-			r = -EINVAL;
-			goto out;
-		}
-		memcpy(line, start, n);
-		line[n] = '\0';
-		r = parse_line(&st, line, lineno, err, errlen);
-		if (r < 0)
-			goto out;
-		pos += n + (nl ? 1 : 0);
-	}
-	r = policy_validate(p, err, errlen);
+	/* No name: the policy's messages say "line N: ...". */
+	r = ini_parse(text, len, POLICY_MAX_FILE_BYTES, NULL, &handler, &st, err, errlen);
+	if (r == 0)
+		r = policy_validate(p, err, errlen);
 out:
 	if (r < 0) {
 		/* Leave nothing usable behind: no profiles, no peers. */
@@ -756,76 +570,47 @@ out:
 	return 0;
 }
 
+struct owner_rule {
+	bool require_root_owned;
+	uid_t starter_uid;
+};
+
+/* Root's, or the starter's when the caller allows it: nobody else may
+ * decide who runs what as which uid. */
+static int check_owner(const struct stat *stbuf, const char *path, void *ctx, char *err,
+		       size_t errlen)
+{
+	const struct owner_rule *o = ctx;
+
+	if (stbuf->st_uid != 0 && (o->require_root_owned || stbuf->st_uid != o->starter_uid)) {
+		pol_set_err(err, errlen, "%s: owned by uid %u, must be owned by root%s", path,
+			    (unsigned)stbuf->st_uid,
+			    o->require_root_owned ? "" : " or the starting user");
+		return -EPERM;
+	}
+	return 0;
+}
+
 int policy_load(const char *path, bool require_root_owned, uid_t starter_uid, struct policy *p,
 		char *err, size_t errlen)
 {
-	struct stat stbuf;
-	size_t cap = POLICY_MAX_FILE_BYTES + 1, got = 0;
+	struct owner_rule owner = {require_root_owned, starter_uid};
+	const struct conf_file_rules rules = {
+	    .max_bytes = POLICY_MAX_FILE_BYTES,
+	    .forbidden_mode = S_IWGRP | S_IWOTH,
+	    .check_owner = check_owner,
+	    .owner_ctx = &owner,
+	};
 	char *buf;
-	int fd, r;
+	size_t len;
+	int r;
 
 	if (!path || !p)
 		return -EINVAL;
-	/* O_NONBLOCK: a FIFO planted at the path must not hang the open. */
-	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	if (fd < 0) {
-		r = -errno;
-		if (r == -ELOOP)
-			pol_set_err(err, errlen, "%s: is a symbolic link; refusing it", path);
-		else
-			pol_set_err(err, errlen, "%s: %s", path, strerror(-r));
+	r = conf_read_file(path, &rules, &buf, &len, err, errlen);
+	if (r < 0)
 		return r;
-	}
-	if (fstat(fd, &stbuf) < 0) {
-		r = -errno;
-		pol_set_err(err, errlen, "%s: fstat: %s", path, strerror(-r));
-		goto close;
-	}
-	r = -EPERM;
-	if (!S_ISREG(stbuf.st_mode)) {
-		pol_set_err(err, errlen, "%s: not a regular file", path);
-		goto close;
-	}
-	if (stbuf.st_uid != 0 && (require_root_owned || stbuf.st_uid != starter_uid)) {
-		pol_set_err(err, errlen, "%s: owned by uid %u, must be owned by root%s", path,
-			    (unsigned)stbuf.st_uid,
-			    require_root_owned ? "" : " or the starting user");
-		goto close;
-	}
-	if (stbuf.st_mode & (S_IWGRP | S_IWOTH)) {
-		pol_set_err(err, errlen, "%s: writable by group or others (mode %04o)", path,
-			    (unsigned)(stbuf.st_mode & 07777));
-		goto close;
-	}
-	buf = malloc(cap);
-	if (!buf) {
-		r = -ENOMEM;
-		pol_set_err(err, errlen, "%s: out of memory", path);
-		goto close;
-	}
-	while (got < cap) {
-		ssize_t n = read(fd, buf + got, cap - got);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			r = -errno;
-			pol_set_err(err, errlen, "%s: read: %s", path, strerror(-r));
-			goto free;
-		}
-		if (n == 0)
-			break;
-		got += (size_t)n;
-	}
-	if (got > POLICY_MAX_FILE_BYTES) {
-		r = -EFBIG;
-		pol_set_err(err, errlen, "%s: larger than %u bytes", path, POLICY_MAX_FILE_BYTES);
-		goto free;
-	}
-	r = policy_parse(buf, got, starter_uid, p, err, errlen);
-free:
+	r = policy_parse(buf, len, starter_uid, p, err, errlen);
 	free(buf);
-close:
-	close(fd);
 	return r;
 }

@@ -219,6 +219,79 @@ static void test_rejections(void **state)
 	}
 }
 
+/* Every number in the key table at both ends of its range (stored whole,
+ * in the field it names) and one step outside each end. */
+static void test_number_bounds(void **state)
+{
+	static const struct {
+		const char *sec, *key;
+		const char *lo, *hi, *below, *above;
+		size_t off;
+		bool is_size_t;
+		unsigned long long want_lo, want_hi;
+	} cases[] = {
+	    {"limits", "max_connections", "1", "1000000", "0", "1000001",
+	     offsetof(struct gw_config, max_connections), false, 1, 1000000},
+	    {"limits", "max_body", "1K", "64M", "1023", "67108865",
+	     offsetof(struct gw_config, max_body_bytes), true, 1024, 64u << 20},
+	    {"limits", "header_timeout", "100ms", "600s", "99", "600001",
+	     offsetof(struct gw_config, header_timeout_ms), false, 100, 600000},
+	    {"limits", "body_timeout", "100", "3600s", "99ms", "3600001",
+	     offsetof(struct gw_config, body_timeout_ms), false, 100, 3600000},
+	    {"limits", "max_sessions_per_tenant", "1", "100000", "0", "100001",
+	     offsetof(struct gw_config, max_sessions_per_tenant), false, 1, 100000},
+	    {"limits", "session_idle_timeout", "1s", "604800s", "0s", "604801s",
+	     offsetof(struct gw_config, session_idle_timeout_s), false, 1, 604800},
+	    {"limits", "sse_keepalive", "1000ms", "300000", "999", "301s",
+	     offsetof(struct gw_config, sse_keepalive_s), false, 1, 300},
+	    {"limits", "max_stream_buffer", "64K", "1G", "65535", "1073741825",
+	     offsetof(struct gw_config, max_stream_buffer_bytes), true, 64u << 10, 1u << 30},
+	    {"limits", "progress_interval", "100", "60s", "99", "60001",
+	     offsetof(struct gw_config, progress_interval_ms), false, 100, 60000},
+	    {"limits", "progress_message", "0", "64K", NULL, "65537",
+	     offsetof(struct gw_config, progress_message_bytes), true, 0, 64u << 10},
+	};
+	char text[256];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *vals[2] = {cases[i].lo, cases[i].hi};
+		const unsigned long long want[2] = {cases[i].want_lo, cases[i].want_hi};
+		const char *outside[2] = {cases[i].below, cases[i].above};
+
+		for (int j = 0; j < 2; j++) {
+			const char *field = (const char *)&C + cases[i].off;
+			unsigned long long got;
+
+			snprintf(text, sizeof(text), "[%s]\n%s = %s\n", cases[i].sec, cases[i].key,
+				 vals[j]);
+			gw_config_defaults(&C);
+			if (parse(text) != 0)
+				fail_msg("%s refused: %s", text, err);
+			if (cases[i].is_size_t) {
+				size_t v;
+
+				memcpy(&v, field, sizeof(v));
+				got = v;
+			} else {
+				unsigned v;
+
+				memcpy(&v, field, sizeof(v));
+				got = v;
+			}
+			if (got != want[j])
+				fail_msg("%s stored %llu, want %llu", text, got, want[j]);
+			if (!outside[j])
+				continue;
+			snprintf(text, sizeof(text), "[%s]\n%s = %s\n", cases[i].sec, cases[i].key,
+				 outside[j]);
+			if (parse(text) != -1)
+				fail_msg("accepted: %s", text);
+			assert_contains(err, "is outside");
+		}
+	}
+}
+
 static void test_lists_full(void **state)
 {
 	char text[4096];
@@ -464,6 +537,7 @@ int main(void)
 	    cmocka_unit_test(test_defaults),
 	    cmocka_unit_test(test_every_key),
 	    cmocka_unit_test(test_rejections),
+	    cmocka_unit_test(test_number_bounds),
 	    cmocka_unit_test(test_lists_full),
 	    cmocka_unit_test(test_text_limits),
 	    cmocka_unit_test(test_listen),

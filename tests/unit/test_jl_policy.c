@@ -507,6 +507,58 @@ static void test_nul_and_size_and_line_length(void **state)
 	free(big);
 }
 
+/* The policy's messages in full where the INI walker (common/ini.c, shared
+ * with the gateway) writes them: "line N: ...", no file name, and the
+ * walk stops at the first bad line. */
+static void test_walker_messages(void **state)
+{
+	static const struct {
+		const char *text, *msg;
+	} cases[] = {
+	    {"language = x\n[profile python]\n", "line 1: key 'language': outside of any section"},
+	    {"[global]\n\n[global\n", "line 3: malformed section header"},
+	    {"[global]\nuid_count\n", "line 2: malformed line (expected 'key = value')"},
+	    {"[global]\n = 5\n", "line 2: malformed line (empty key)"},
+	    {"[global]\nUid_count = 5\n", "line 2: malformed key (use a-z, 0-9, '_')"},
+	    {"[global]\nhostname = a\002b\n", "line 2: contains a control character"},
+	    {"[global]\nhostname =\n", "line 2: key 'hostname': empty value"},
+	    {"[global]\nuid_count = 5x\n", "line 2: key 'uid_count': '5x' has trailing junk 'x'"},
+	    {"[global]\nbogus = 1\n", "line 2: key 'bogus': unknown key in [global]"},
+	    {"[profile python]\nmax_memory = 1T\n",
+	     "line 2: key 'max_memory': '1T' has an unknown suffix 'T' (use K, M or G)"},
+	    {"[profile python]\ndefault_wall_ms = 1m\n",
+	     "line 2: key 'default_wall_ms': '1m' has an unknown suffix 'm' (use ms or s)"},
+	    {"[profile python]\nnetwork = on\n",
+	     "line 2: key 'network': 'on' is not yes, no, true or false"},
+	    {"[ profiles ]\n", "line 1: section [profiles]: unknown section"},
+	    {"[global]\n[profile Py]\n",
+	     "line 2: section [profile Py]: name is not 1-64 characters of [a-z0-9_-]"},
+	};
+	static const char with_nul[] = "[global]\n\nuid_count = 1\0\n";
+	char *big;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		if (parse(cases[i].text) != -EINVAL)
+			fail_msg("case %zu accepted: %s", i, cases[i].text);
+		assert_string_equal(err, cases[i].msg);
+	}
+	assert_int_equal(policy_parse(with_nul, sizeof(with_nul) - 1, STARTER, P, err, sizeof(err)),
+			 -EINVAL);
+	assert_string_equal(err, "line 3: contains a NUL byte");
+
+	big = malloc(POLICY_MAX_FILE_BYTES + 1);
+	assert_non_null(big);
+	memset(big, '#', POLICY_MAX_FILE_BYTES + 1);
+	big[4097] = '\n';
+	assert_int_equal(policy_parse(big, 4098, STARTER, P, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "line 1: longer than 4096 characters");
+	assert_int_equal(policy_parse(big, POLICY_MAX_FILE_BYTES + 1, STARTER, P, err, sizeof(err)),
+			 -EINVAL);
+	assert_string_equal(err, "policy text is larger than 262144 bytes");
+	free(big);
+}
+
 /* ---- policy_validate on hand-built policies ---- */
 
 static void test_validate_direct(void **state)
@@ -816,6 +868,7 @@ int main(void)
 	    cmocka_unit_test(test_rejections),
 	    cmocka_unit_test(test_too_many_entries),
 	    cmocka_unit_test(test_nul_and_size_and_line_length),
+	    cmocka_unit_test(test_walker_messages),
 	    cmocka_unit_test(test_validate_direct),
 	    cmocka_unit_test(test_effective_limits),
 	    cmocka_unit_test(test_env_allowed),
