@@ -83,6 +83,7 @@ $(BENCH): $(call obj,bench/cellgate-bench.c) $(IPC_LIB)
 $(BUILD)/bench/%: $(call obj,bench/%.c)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LIBS_GW) -lm
+$(BENCH_HTTP): $(call obj,bench/http_wire.c)
 
 unit-tests: $(UNIT_IPC) $(UNIT_JL) $(UNIT_GW) $(HELPERS)
 

@@ -1,37 +1,49 @@
 #!/bin/sh
 # bench/http-bench.sh: cellgate's Streamable HTTP transport side by side with
 # the official MCP TypeScript SDK server (bench/sdk-server.mjs), measured by
-# the same closed-loop client (bench/http-load.c).
+# the same client (bench/http-load.c), closed loop and, with RATE, open loop.
 #
 # Build the tools (this script does it too when they are missing or stale):
 #   mkdir -p build/bench
-#   cc -std=c17 -O2 -Wall -Wextra -o build/bench/http-load bench/http-load.c
-#   cc -std=c17 -O2 -Wall -Wextra -o build/bench/sse-idle bench/sse-idle.c
+#   cc -std=c17 -O2 -Wall -Wextra -o build/bench/http-load bench/http-load.c bench/http_wire.c
+#   cc -std=c17 -O2 -Wall -Wextra -o build/bench/sse-idle bench/sse-idle.c bench/http_wire.c
 #   npm install --prefix bench
 #
 # Usage: bench/http-bench.sh [list|execute|sse|all]     (default: list)
-#   list     tools/list on both servers at CONNS connections, interleaved
-#            (ours, sdk, ours, sdk, ...), then a table with ours/sdk rps.
-#   execute  tools/call execute print(1) on ours only, at EXEC_CONNS.
+#   list     tools/list on both servers at CONNS connections, closed loop,
+#            interleaved (ours, sdk, ours, sdk, ...), then a table with
+#            ours/sdk rps.  With RATE set, in the same run and the same
+#            rounds, also open loop at OPEN_CONNS connections and each rate
+#            of RATE, and a second table: latency from each request's
+#            scheduled time (no coordinated omission), and how many requests
+#            fell behind schedule.  E.g.
+#              RATE=20000 bench/http-bench.sh            (256 clients at 20000/s)
+#              RATE="5000 20000" OPEN_CONNS=256 bench/http-bench.sh list
+#   execute  tools/call execute print(1) on ours only, at EXEC_CONNS, closed loop.
 #   sse      SSE_STREAMS idle event streams held on ours; with GATEWAY_PID,
 #            the gateway's VmRSS before and while they are held.
 #   all      list, execute and sse.
 #
-# The gateway is started by the caller, e.g.
-#   build/cellgate --listen 127.0.0.1:8080 --config FILE
-# and named by the environment; without GATEWAY_URL only the SDK server is
-# measured (list mode).  Its tenant needs rate and concurrency limits above
-# what the run asks for, or the refusals show up as non2xx.
+# Without GATEWAY_URL (as `make bench-http` runs it) the script starts its
+# own jailer and gateway from $BUILD (as root, like `make run`: a temporary
+# directory, its own cgroup root, a "bench" tenant whose rate and
+# concurrency limits are above what the run asks for) and removes them at
+# the end.  A gateway started by the caller is named by the environment:
 #   GATEWAY_URL   Streamable HTTP endpoint, e.g. http://127.0.0.1:8080/mcp
 #   GATEWAY_KEY   API key, sent as "Authorization: Bearer ..." (never printed)
 #   GATEWAY_PID   the gateway's pid (sse mode: VmRSS, open-file limit)
 #   DURATION=10 WARMUP=2 ROUNDS=1 CONNS="1 16 256" EXEC_CONNS="1 4"
-#   RATE=         open loop at this many requests/s instead of closed loop
+#   RATE=         list mode: also open loop at these rates (requests/s over
+#                 all OPEN_CONNS connections, each on its own fixed schedule)
+#   OPEN_CONNS=256
 #   SDK_PORT=0    port of the SDK server (0: any free port)
 #   SSE_URL       default: the gateway's /sse; when equal to GATEWAY_URL, the
 #                 GET carries the session and protocol headers
 #   SSE_STREAMS=10000 SSE_HOLD=10
 #   BUILD=build
+#   PIN=1         on 2+ CPUs: the server under test (ours or the SDK's) on
+#                 CPU 0, the load client on CPU 1 -- the same for both, so
+#                 neither competes with the client for a core; PIN=0: off
 # Every command that produces a figure is printed first, prefixed with "+".
 set -eu
 
@@ -45,6 +57,7 @@ ROUNDS=${ROUNDS:-1}
 CONNS=${CONNS:-1 16 256}
 EXEC_CONNS=${EXEC_CONNS:-1 4}
 RATE=${RATE:-}
+OPEN_CONNS=${OPEN_CONNS:-256}
 SDK_PORT=${SDK_PORT:-0}
 SSE_STREAMS=${SSE_STREAMS:-10000}
 SSE_HOLD=${SSE_HOLD:-10}
@@ -53,6 +66,14 @@ GATEWAY_KEY=${GATEWAY_KEY:-}
 GATEWAY_PID=${GATEWAY_PID:-}
 PROTO=2025-11-25
 MODE=${1:-list}
+PIN=${PIN:-1}
+if [ "$PIN" = 1 ] && [ "$(nproc)" -ge 2 ] && command -v taskset >/dev/null; then
+	SERVER_CPU="taskset -c 0"
+	CLIENT_CPU="taskset -c 1"
+else
+	SERVER_CPU=
+	CLIENT_CPU=
+fi
 
 AUTH_HDR=
 if [ -n "$GATEWAY_KEY" ]; then
@@ -73,15 +94,20 @@ case $MODE in
 list | execute | sse | all) ;;
 *) die "usage: $0 [list|execute|sse|all]" ;;
 esac
-if [ -z "$GATEWAY_URL" ] && [ "$MODE" != list ]; then
-	die "$MODE mode measures the gateway: set GATEWAY_URL (and GATEWAY_KEY)"
-fi
-
 TMP=$(mktemp -d)
 SDK_PID=
+OWN_JAILER_PID= OWN_GATEWAY_PID= OWN_TAG=
 cleanup() {
 	if [ -n "$SDK_PID" ]; then
 		kill "$SDK_PID" 2>/dev/null || true
+	fi
+	for p in $OWN_GATEWAY_PID $OWN_JAILER_PID; do
+		kill -TERM "$p" 2>/dev/null && wait "$p" 2>/dev/null
+	done
+	if [ -n "$OWN_TAG" ]; then
+		for c in /sys/fs/cgroup/*/"$OWN_TAG"; do
+			[ -d "$c" ] && rmdir "$c" 2>/dev/null
+		done
 	fi
 	rm -rf "$TMP"
 }
@@ -115,12 +141,71 @@ field() {
 build_tools() {
 	mkdir -p "$BUILD/bench"
 	for t in http-load sse-idle; do
-		if [ ! -x "$BUILD/bench/$t" ] ||
-			[ -n "$(find "bench/$t.c" -newer "$BUILD/bench/$t")" ]; then
-			show cc -std=c17 -O2 -Wall -Wextra -o "$BUILD/bench/$t" "bench/$t.c"
-			cc -std=c17 -O2 -Wall -Wextra -o "$BUILD/bench/$t" "bench/$t.c"
+		if [ ! -x "$BUILD/bench/$t" ] || [ -n "$(find "bench/$t.c" bench/http_wire.c \
+			bench/http_wire.h -newer "$BUILD/bench/$t")" ]; then
+			set -- cc -std=c17 -O2 -Wall -Wextra -o "$BUILD/bench/$t" "bench/$t.c" \
+				bench/http_wire.c
+			show "$@"
+			"$@"
 		fi
 	done
+}
+
+# Our own jailer and gateway (no GATEWAY_URL given).
+start_ours() {
+	[ "$(id -u)" = 0 ] || die "starting a gateway needs root (the jailer); or set GATEWAY_URL"
+	[ -x "$BUILD/cellgate" ] && [ -x "$BUILD/cellgate-jailer" ] || die "build first: make all"
+	OWN_TAG=cellgate-bench-$$
+	sed -e "s/^cgroup_root =.*/cgroup_root = $OWN_TAG/" etc/jailer.conf >"$TMP/jailer.conf"
+	chmod 600 "$TMP/jailer.conf"
+	keys=$("$BUILD/cellgate" key new --tenant bench)
+	GATEWAY_KEY=$(printf '%s\n' "$keys" | head -n 1)
+	AUTH_HDR="Authorization: Bearer $GATEWAY_KEY"
+	cat >"$TMP/tenants.conf" <<CONF
+[tenant bench]
+$(printf '%s\n' "$keys" | tail -n 1)
+languages = python javascript
+network = no
+max_concurrent_jobs = 64
+rate = 1000000
+burst = 1000000
+CONF
+	port=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+	cat >"$TMP/cellgate.conf" <<CONF
+[gateway]
+listen = 127.0.0.1:$port
+tenants = $TMP/tenants.conf
+jailer_socket = $TMP/jailer.sock
+[limits]
+max_connections = 20000
+max_sessions_per_tenant = 20000
+[audit]
+file = $TMP/audit.jsonl
+journald = no
+CONF
+	chmod 600 "$TMP/tenants.conf" "$TMP/cellgate.conf"
+	show "$BUILD/cellgate-jailer" --listen "$TMP/jailer.sock" --policy "$TMP/jailer.conf"
+	"$BUILD/cellgate-jailer" --listen "$TMP/jailer.sock" --policy "$TMP/jailer.conf" \
+		2>"$TMP/jailer.log" &
+	OWN_JAILER_PID=$!
+	i=0
+	until [ -S "$TMP/jailer.sock" ]; do
+		i=$((i + 1))
+		[ $i -le 200 ] || die "the jailer did not start: $(tail -n 5 "$TMP/jailer.log")"
+		sleep 0.05
+	done
+	show $SERVER_CPU "$BUILD/cellgate" --listen "127.0.0.1:$port" --config "$TMP/cellgate.conf"
+	$SERVER_CPU "$BUILD/cellgate" --listen "127.0.0.1:$port" --config "$TMP/cellgate.conf" \
+		2>"$TMP/gateway.log" &
+	OWN_GATEWAY_PID=$!
+	GATEWAY_PID=$OWN_GATEWAY_PID
+	i=0
+	until curl -fsS "http://127.0.0.1:$port/healthz" >/dev/null 2>&1; do
+		i=$((i + 1))
+		[ $i -le 200 ] || die "the gateway did not start: $(tail -n 5 "$TMP/gateway.log")"
+		sleep 0.05
+	done
+	GATEWAY_URL=http://127.0.0.1:$port/mcp
 }
 
 start_sdk() {
@@ -128,8 +213,8 @@ start_sdk() {
 		show npm install --prefix bench
 		npm install --prefix bench >&2
 	fi
-	show node bench/sdk-server.mjs "$SDK_PORT"
-	node bench/sdk-server.mjs "$SDK_PORT" >"$TMP/sdk.out" 2>"$TMP/sdk.err" &
+	show $SERVER_CPU node bench/sdk-server.mjs "$SDK_PORT"
+	$SERVER_CPU node bench/sdk-server.mjs "$SDK_PORT" >"$TMP/sdk.out" 2>"$TMP/sdk.err" &
 	SDK_PID=$!
 	i=0
 	while ! grep -q '^listening ' "$TMP/sdk.out" 2>/dev/null; do
@@ -185,15 +270,16 @@ check() {
 	grep -q "$6" "$TMP/$1-check.b" || die "$1: no $6 in: $(head -c 300 "$TMP/$1-check.b")"
 }
 
-# load SERVER CONNS BODY: one http-load run; appends to $TMP/results.
+# load SERVER CONNS BODY [RATE]: one http-load run, closed loop or (with
+# RATE) open loop; appends to $TMP/results or $TMP/open.
 load() {
-	server=$1 conns=$2 body=$3
+	server=$1 conns=$2 body=$3 rate=${4:-}
 	if [ "$server" = ours ]; then
 		url=$GATEWAY_URL sid=$OURS_SID
 	else
 		url=$SDK_URL sid=$SDK_SID
 	fi
-	set -- "$LOAD" --url "$url" --connections "$conns" --duration "$DURATION" \
+	set -- $CLIENT_CPU "$LOAD" --url "$url" --connections "$conns" --duration "$DURATION" \
 		--warmup "$WARMUP" --header 'Content-Type: application/json' \
 		--header 'Accept: application/json, text/event-stream' \
 		--header "MCP-Protocol-Version: $PROTO" --header "Mcp-Session-Id: $sid" \
@@ -201,21 +287,33 @@ load() {
 	if [ "$server" = ours ] && [ -n "$AUTH_HDR" ]; then
 		set -- "$@" --header "$AUTH_HDR"
 	fi
-	if [ -n "$RATE" ]; then
-		set -- "$@" --rate "$RATE"
+	if [ -n "$rate" ]; then
+		set -- "$@" --rate "$rate"
 	fi
 	show "$@"
 	out=$("$@") || die "http-load failed"
 	printf '%s\n' "$out"
+	if [ -n "$rate" ]; then
+		# key: server rate; sorted on p99
+		printf '%s %s %s %s %s %s %s %s %s %s %s %s\n' "$server" "$rate" "$conns" \
+			"$(field "$out" rps)" "$(field "$out" p50_ms)" "$(field "$out" p99_ms)" \
+			"$(field "$out" p999_ms)" "$(field "$out" max_ms)" "$(field "$out" behind)" \
+			"$(field "$out" scheduled)" "$(field "$out" errors)" "$(field "$out" non2xx)" \
+			>>"$TMP/open"
+		return
+	fi
 	printf '%s %s %s %s %s %s %s %s %s\n' "$server" "$conns" "$(field "$out" rps)" \
 		"$(field "$out" p50_ms)" "$(field "$out" p90_ms)" "$(field "$out" p99_ms)" \
 		"$(field "$out" max_ms)" "$(field "$out" errors)" "$(field "$out" non2xx)" \
 		>>"$TMP/results"
 }
 
-# The run with the median rps of SERVER at CONNS (all fields).
+# median_run SERVER KEY [FILE [COLUMN]]: of the runs in FILE (default
+# $TMP/results) whose first two fields are SERVER and KEY, the one with the
+# median value in COLUMN (default 3: rps), all fields.
 median_run() {
-	awk -v s="$1" -v c="$2" '$1 == s && $2 == c' "$TMP/results" | sort -n -k3 >"$TMP/sel"
+	awk -v s="$1" -v c="$2" '$1 == s && $2 == c' "${3:-$TMP/results}" |
+		sort -g -k"${4:-3}" >"$TMP/sel"
 	n=$(wc -l <"$TMP/sel")
 	[ "$n" -gt 0 ] || return 0
 	sed -n "$(((n + 1) / 2))p" "$TMP/sel"
@@ -251,6 +349,25 @@ table() {
 	esac
 }
 
+# open_table SERVERS: the open-loop runs, the median p99 of each.
+open_table() {
+	echo
+	echo "== tools/list open loop at $OPEN_CONNS connections: median (by p99) of $ROUNDS" \
+		"round(s), ${DURATION}s each after ${WARMUP}s warm-up"
+	echo "   latency from each request's scheduled time (one unanswered at the end counts with"
+	echo "   its age then, a lower bound); behind/scheduled: sent late or never, of those due"
+	printf '%-6s %8s %6s %10s %9s %9s %9s %9s %9s %7s %7s\n' server rate conns rps \
+		p50_ms p99_ms p99.9_ms max_ms behind errors non2xx
+	for rt in $RATE; do
+		for s in $1; do
+			r=$(median_run "$s" "$rt" "$TMP/open" 6)
+			[ -n "$r" ] || continue
+			printf '%s\n' "$r" | awk '{ printf "%-6s %8s %6s %10s %9s %9s %9s %9s %9s %7s %7s\n",
+				$1, $2, $3, $4, $5, $6, $7, $8, $9 "/" $10, $11, $12 }'
+		done
+	done
+}
+
 mode_list() {
 	start_sdk
 	SDK_SID=$(init_session sdk "$SDK_URL" "")
@@ -266,6 +383,7 @@ mode_list() {
 		echo "http-bench: GATEWAY_URL unset: measuring the SDK server only" >&2
 	fi
 	: >"$TMP/results"
+	: >"$TMP/open"
 	r=0
 	while [ $r -lt "$ROUNDS" ]; do
 		r=$((r + 1))
@@ -274,8 +392,16 @@ mode_list() {
 				load "$s" "$c" "$LIST_BODY"
 			done
 		done
+		for rt in $RATE; do
+			for s in $servers; do
+				load "$s" "$OPEN_CONNS" "$LIST_BODY" "$rt"
+			done
+		done
 	done
-	table "$servers" "$CONNS" "tools/list"
+	table "$servers" "$CONNS" "tools/list closed loop"
+	if [ -n "$RATE" ]; then
+		open_table "$servers"
+	fi
 }
 
 mode_execute() {
@@ -327,6 +453,12 @@ mode_sse() {
 }
 
 build_tools
+if [ -z "$GATEWAY_URL" ]; then
+	start_ours
+elif [ -n "$GATEWAY_PID" ] && [ -n "$SERVER_CPU" ]; then
+	show taskset -pc 0 "$GATEWAY_PID"
+	taskset -pc 0 "$GATEWAY_PID" >/dev/null
+fi
 case $MODE in
 list) mode_list ;;
 execute) mode_execute ;;

@@ -2,36 +2,49 @@
  *
  * One thread, one epoll set, N keep-alive connections.  Closed loop by
  * default: each connection sends its next request as soon as the previous
- * response has been read completely.  With --rate R it is open loop: request
- * i is due at start + i/R and goes out on whichever connection is idle
- * then; its latency is measured from that due time, not from the moment a
- * connection became free, so a stalled server shows up in the latency
- * figures instead of silently lowering the request rate (coordinated
- * omission).
+ * response has been read completely.
  *
- * Responses are framed by Content-Length, by chunked transfer coding (an
- * event stream ends with the server's last chunk) or, without either, by
- * the server closing the connection.  Bodies are read and thrown away.
+ * With --rate R it is open loop: every connection keeps its own fixed
+ * schedule of R/N requests a second, the connections staggered so that
+ * together they send one request every 1/R s (connection i's k-th request
+ * is due at start + (i + k*N)/R).  A request's latency is measured from
+ * its due time, not from when it was sent: when the server stalls, the
+ * connection is still busy when its next request comes due, that request
+ * goes out late, and the wait shows in its latency instead of silently
+ * lowering the request rate (coordinated omission).  Requests are never
+ * dropped from the schedule: a connection that fell behind sends its
+ * overdue requests back to back until it has caught up.
+ *
+ * Responses are read by bench/http_wire.c (Content-Length, chunked, or
+ * until the server closes); bodies are thrown away.
  *
  * If the request body contains the text {{id}}, every request replaces it
  * with a fresh number, so JSON-RPC ids are never reused within a session.
  *
  * Output, one line of JSON on stdout:
  *   {"requests":N,"errors":N,"non2xx":N,"rps":X,"p50_ms":X,"p90_ms":X,
- *    "p99_ms":X,"max_ms":X}
+ *    "p99_ms":X,"p999_ms":X,"max_ms":X}
+ * and, open loop, also
+ *   "rate":X,"scheduled":N,"behind":N,"unsent":N
  * requests counts complete responses (any status) finished after the
  * warm-up (rps is requests / duration); the latency figures cover those of
  * them that were also issued (or, open loop, due) after the warm-up.
  * errors counts requests lost to connect failures, resets, malformed
  * responses and timeouts; non2xx is the subset of requests whose status was
- * not 2xx.  Details of errors go to stderr.
+ * not 2xx.  scheduled counts the requests due after the warm-up; behind
+ * those of them that fell behind schedule: their connection was still busy
+ * (or reconnecting) when they came due, so they went out late, or (unsent)
+ * not at all before the end.  Open loop, the latency figures also count
+ * every request due after the warm-up and unanswered at the end, with its
+ * age then (a lower bound), so a backlog cannot hide.  Details of errors
+ * go to stderr.
  *
- * Build: cc -std=c17 -O2 -Wall -Wextra -o build/bench/http-load bench/http-load.c
+ * Build: cc -std=c17 -O2 -Wall -Wextra -o build/bench/http-load \
+ *          bench/http-load.c bench/http_wire.c
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -56,6 +69,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "http_wire.h"
+
 #define IN_CAP 16384 /* per connection; a response head must fit */
 #define MAX_CONNS 50000
 #define MAX_BODY (64u << 20)
@@ -64,6 +79,7 @@
 #define SWEEP_NS 50000000ull  /* timeouts and delayed reconnects: every 50 ms */
 #define RETRY_NS 100000000ull /* reconnect delay after repeated failures */
 #define NS 1000000000ull
+#define LAG_NS 1000000ull /* an on-schedule send this late means the client is overloaded */
 
 enum err_kind { E_CONNECT, E_RESET, E_PARSE, E_TIMEOUT, E_CLOSED, E_KINDS };
 static const char *const err_names[E_KINDS] = {"connect", "reset", "malformed", "timeout",
@@ -76,26 +92,26 @@ enum cstate {
 	C_BUSY,	      /* request written or being written, response being read */
 };
 
-enum pstate { P_HEAD, P_LENGTH, P_CHUNK_SIZE, P_CHUNK_DATA, P_CHUNK_CRLF, P_TRAILER, P_EOF };
-
 struct conn {
 	int fd;
 	enum cstate st;
 	bool want_out;	   /* EPOLLOUT registered */
-	bool in_stack;	   /* listed in the idle stack (entries may be stale) */
+	bool in_heap;	   /* waiting in the timer heap (open loop; may be stale) */
+	unsigned idx;	   /* position in the stagger (open loop) */
 	unsigned failures; /* consecutive, for the reconnect delay */
+	size_t heap_at;
 	uint64_t retry_at;
 	uint64_t t_due;	 /* latency origin: due time (open loop) or send time */
 	uint64_t t_sent; /* for the request timeout */
+	/* open loop: this connection's schedule */
+	uint64_t seq;	   /* index of its next request not yet sent */
+	uint64_t next_due; /* when that request is due */
 	/* outgoing request */
 	const char *out;
 	size_t out_len, out_off;
 	char *own; /* per-connection request buffer when the body has {{id}} */
-	/* response parser */
-	enum pstate ps;
-	bool close_after;
-	int status;
-	uint64_t remaining;
+	/* incoming response */
+	struct http_wire rd;
 	size_t in_len;
 	char in[IN_CAP];
 };
@@ -106,6 +122,7 @@ static struct {
 	unsigned nconns;
 	double duration, warmup, rate, timeout;
 	const char *method;
+	bool head_method; /* HEAD: responses have no body */
 	const char *headers[MAX_HEADERS];
 	unsigned nheaders;
 	char *body;
@@ -126,14 +143,15 @@ static struct {
 	/* run */
 	int ep, tfd;
 	struct conn *conns;
-	struct conn **idle;
-	size_t nidle;
+	struct conn **heap; /* open loop: idle connections by next_due */
+	size_t nheap;
+	uint64_t armed_at; /* the timerfd's expiry, 0 when disarmed */
 	uint64_t t_start, t_measure, t_end;
-	uint64_t next_due; /* open loop */
-	uint64_t interval_ns;
 	/* results */
 	uint64_t requests, errors, non2xx;
-	uint64_t samples; /* latencies in hist */
+	uint64_t late;	     /* open loop: sent after their due time (due in the window) */
+	uint64_t client_lag; /* open loop: sent on schedule but over LAG_NS late */
+	uint64_t samples;    /* latencies in hist */
 	uint64_t err_by_kind[E_KINDS];
 	uint64_t max_ns;
 	char first_error[256];
@@ -169,6 +187,14 @@ static double bucket_value(size_t b)
 	return (double)lo + (double)(1ull << e) / 2.0;
 }
 
+static void record_latency(uint64_t ns)
+{
+	g.samples++;
+	hist[bucket_of(ns / 1000)]++;
+	if (ns > g.max_ns)
+		g.max_ns = ns;
+}
+
 static double percentile_ms(double p)
 {
 	uint64_t rank, cum = 0;
@@ -191,7 +217,7 @@ static double percentile_ms(double p)
 
 /* ---- helpers ---- */
 
-static void die(const char *fmt, ...)
+__attribute__((format(printf, 1, 2), noreturn)) static void die(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -365,8 +391,8 @@ static void build_request(void)
 	g.req = xmalloc(len + 32 + g.body_len);
 	memcpy(g.req, h, len);
 	if (has_body)
-		len += (size_t)sprintf(g.req + len, "%zu", g.body_len);
-	memcpy(g.req + len, "\r\n", 2);
+		len += (size_t)sprintf(g.req + len, "%zu\r\n", g.body_len);
+	memcpy(g.req + len, "\r\n", 2); /* the empty line that ends the head */
 	len += 2;
 	if (has_body) {
 		memcpy(g.req + len, g.body, g.body_len);
@@ -417,7 +443,7 @@ static void set_events(struct conn *c, bool out)
 }
 
 static void conn_open(struct conn *c, uint64_t now);
-static void dispatch(uint64_t now);
+static void heap_remove(struct conn *c);
 
 static void note_error(enum err_kind kind, const char *detail, uint64_t now)
 {
@@ -433,6 +459,8 @@ static void conn_close(struct conn *c)
 {
 	if (c->fd >= 0 && close(c->fd) != 0 && errno != EINTR)
 		die("close: %s", strerror(errno));
+	if (c->in_heap)
+		heap_remove(c); /* the reconnect puts it back on schedule */
 	c->fd = -1;
 	c->st = C_DOWN;
 	c->want_out = false;
@@ -451,29 +479,6 @@ static void conn_fail(struct conn *c, enum err_kind kind, const char *detail, ui
 		return;
 	}
 	conn_open(c, now);
-}
-
-static void push_idle(struct conn *c)
-{
-	c->st = C_IDLE;
-	if (!c->in_stack) {
-		g.idle[g.nidle++] = c;
-		c->in_stack = true;
-	}
-}
-
-static void start_request(struct conn *c, uint64_t due, uint64_t now);
-
-/* Connected and ready for a request. */
-static void conn_ready(struct conn *c, uint64_t now)
-{
-	set_events(c, false);
-	if (g.rate > 0) {
-		push_idle(c);
-		dispatch(now);
-	} else {
-		start_request(c, now, now);
-	}
 }
 
 static void conn_open(struct conn *c, uint64_t now)
@@ -521,40 +526,193 @@ static void try_write(struct conn *c, uint64_t now)
 	set_events(c, false);
 }
 
-static void start_request(struct conn *c, uint64_t due, uint64_t now)
+/* ---- open loop: every connection's schedule; idle ones wait in a min-heap ---- */
+
+/* When request k of connection c is due: connections staggered by 1/rate,
+ * each one's requests nconns/rate apart.  Computed from k, not summed, so
+ * rounding never drifts. */
+static uint64_t due_of(const struct conn *c, uint64_t k)
+{
+	double at = ((double)c->idx + (double)k * (double)g.nconns) * 1e9 / g.rate;
+
+	return g.t_start + (uint64_t)at;
+}
+
+/* The first k whose due time is at or after t. */
+static uint64_t first_due_from(const struct conn *c, uint64_t t)
+{
+	double x;
+	uint64_t k;
+
+	if (t <= g.t_start)
+		return 0;
+	x = ((double)(t - g.t_start) * g.rate / 1e9 - (double)c->idx) / (double)g.nconns;
+	k = x > 0 ? (uint64_t)x : 0;
+	/* The estimate may be off by one either way. */
+	while (k > 0 && due_of(c, k - 1) >= t)
+		k--;
+	while (due_of(c, k) < t)
+		k++;
+	return k;
+}
+
+static void heap_set(size_t i, struct conn *c)
+{
+	g.heap[i] = c;
+	c->heap_at = i;
+}
+
+static void heap_up(size_t i)
+{
+	struct conn *c = g.heap[i];
+
+	while (i > 0 && g.heap[(i - 1) / 2]->next_due > c->next_due) {
+		heap_set(i, g.heap[(i - 1) / 2]);
+		i = (i - 1) / 2;
+	}
+	heap_set(i, c);
+}
+
+static void heap_down(size_t i)
+{
+	struct conn *c = g.heap[i];
+
+	for (;;) {
+		size_t l = 2 * i + 1, m = i;
+		uint64_t best = c->next_due;
+
+		if (l < g.nheap && g.heap[l]->next_due < best)
+			m = l, best = g.heap[l]->next_due;
+		if (l + 1 < g.nheap && g.heap[l + 1]->next_due < best)
+			m = l + 1;
+		if (m == i)
+			break;
+		heap_set(i, g.heap[m]);
+		i = m;
+	}
+	heap_set(i, c);
+}
+
+static void heap_push(struct conn *c)
+{
+	c->in_heap = true;
+	heap_set(g.nheap++, c);
+	heap_up(c->heap_at);
+}
+
+static void heap_remove(struct conn *c)
+{
+	size_t i = c->heap_at;
+	struct conn *last = g.heap[--g.nheap];
+
+	c->in_heap = false;
+	if (last == c)
+		return;
+	heap_set(i, last);
+	heap_up(i);
+	heap_down(last->heap_at);
+}
+
+/* Arms the timerfd for the earliest waiting connection (or disarms it). */
+static void arm_timer(void)
+{
+	uint64_t at = g.nheap > 0 ? g.heap[0]->next_due : 0;
+	struct itimerspec its = {0};
+
+	if (at == g.armed_at)
+		return;
+	its.it_value.tv_sec = (time_t)(at / NS);
+	its.it_value.tv_nsec = (long)(at % NS);
+	if (timerfd_settime(g.tfd, TFD_TIMER_ABSTIME, &its, NULL) != 0)
+		die("timerfd_settime: %s", strerror(errno));
+	g.armed_at = at;
+}
+
+static void start_request(struct conn *c, uint64_t now)
 {
 	fill_request(c);
 	c->out_off = 0;
-	c->t_due = due;
+	if (g.rate > 0) {
+		c->t_due = c->next_due;
+		c->next_due = due_of(c, ++c->seq);
+	} else {
+		c->t_due = now;
+	}
 	c->t_sent = now;
 	c->st = C_BUSY;
-	c->ps = P_HEAD;
-	c->close_after = false;
-	c->status = 0;
+	http_wire_init(&c->rd, IN_CAP, g.head_method);
 	try_write(c, now);
 }
 
-/* Open loop: hand every request that is due to an idle connection. */
-static void dispatch(uint64_t now)
+/* Open loop: c is connected and idle.  A request whose time has come went
+ * due while c was busy or reconnecting: it is behind schedule and goes out
+ * at once; otherwise c waits for its time. */
+static void schedule(struct conn *c, uint64_t now)
 {
-	struct itimerspec its = {0};
-
-	while (g.next_due <= now && g.nidle > 0) {
-		struct conn *c = g.idle[--g.nidle];
-
-		c->in_stack = false;
-		if (c->st != C_IDLE)
-			continue; /* stale entry */
-		start_request(c, g.next_due, now);
-		g.next_due += g.interval_ns;
+	c->st = C_IDLE;
+	if (c->next_due <= now) {
+		if (measuring(c->next_due))
+			g.late++;
+		start_request(c, now);
+		return;
 	}
-	/* Wake up for the next due request only if someone can send it. */
-	if (g.nidle > 0) {
-		its.it_value.tv_sec = (time_t)(g.next_due / NS);
-		its.it_value.tv_nsec = (long)(g.next_due % NS);
+	heap_push(c);
+	arm_timer();
+}
+
+/* The timerfd fired: send every request whose time has come. */
+static void on_timer(uint64_t now)
+{
+	uint64_t expirations;
+
+	if (read(g.tfd, &expirations, sizeof(expirations)) < 0 && errno != EAGAIN)
+		die("read timerfd: %s", strerror(errno));
+	g.armed_at = 0; /* a one-shot timer, spent */
+	while (g.nheap > 0 && g.heap[0]->next_due <= now) {
+		struct conn *c = g.heap[0];
+
+		heap_remove(c);
+		/* On time for the server, but not for this client. */
+		if (now - c->next_due > LAG_NS && measuring(c->next_due))
+			g.client_lag++;
+		start_request(c, now);
 	}
-	if (timerfd_settime(g.tfd, TFD_TIMER_ABSTIME, &its, NULL) != 0)
-		die("timerfd_settime: %s", strerror(errno));
+	arm_timer();
+}
+
+/* At the end: counts the requests due after the warm-up, and those of them
+ * never sent.  Every such request still unanswered (never sent, or sent and
+ * waiting) enters the latencies with its age at the end, a lower bound of
+ * its latency: a server that fell behind must not look fast because only
+ * the requests it did answer were timed. */
+static void finish_schedule(uint64_t *scheduled, uint64_t *unsent)
+{
+	*scheduled = *unsent = 0;
+	for (unsigned i = 0; i < g.nconns; i++) {
+		const struct conn *c = &g.conns[i];
+		uint64_t lo = first_due_from(c, g.t_measure), hi = first_due_from(c, g.t_end);
+		uint64_t from = c->seq > lo ? c->seq : lo;
+
+		*scheduled += hi - lo;
+		for (uint64_t k = from; k < hi; k++) {
+			(*unsent)++;
+			record_latency(g.t_end - due_of(c, k));
+		}
+		if (c->st == C_BUSY && c->t_due >= g.t_measure && c->t_due < g.t_end)
+			record_latency(g.t_end - c->t_due);
+	}
+}
+
+/* ---- requests and responses ---- */
+
+/* Connected and ready for a request. */
+static void conn_ready(struct conn *c, uint64_t now)
+{
+	set_events(c, false);
+	if (g.rate > 0)
+		schedule(c, now);
+	else
+		start_request(c, now);
 }
 
 static void response_done(struct conn *c, uint64_t now)
@@ -563,220 +721,44 @@ static void response_done(struct conn *c, uint64_t now)
 		uint64_t lat = now > c->t_due ? now - c->t_due : 0;
 
 		g.requests++;
-		if (c->status < 200 || c->status > 299)
+		if (c->rd.status < 200 || c->rd.status > 299)
 			g.non2xx++;
 		/* Latency only of requests issued after the warm-up: a request the
 		 * server sat on during the warm-up says nothing of steady state. */
-		if (c->t_due >= g.t_measure) {
-			g.samples++;
-			hist[bucket_of(lat / 1000)]++;
-			if (lat > g.max_ns)
-				g.max_ns = lat;
-		}
+		if (c->t_due >= g.t_measure)
+			record_latency(lat);
 	}
 	c->failures = 0;
 	/* Anything after the response was not asked for. */
 	c->in_len = 0;
-	if (c->close_after) {
+	if (c->rd.close_after) {
 		conn_close(c);
 		conn_open(c, now);
 		return;
 	}
-	if (g.rate > 0) {
-		push_idle(c);
-		dispatch(now);
-	} else {
-		start_request(c, now, now);
-	}
+	if (g.rate > 0)
+		schedule(c, now);
+	else
+		start_request(c, now);
 }
 
-/* ---- response parsing ---- */
-
-static const char *find_crlf(const char *p, size_t len)
-{
-	for (size_t i = 0; i + 1 < len; i++)
-		if (p[i] == '\r' && p[i + 1] == '\n')
-			return p + i;
-	return NULL;
-}
-
-/* Does the comma-separated header value contain the token? */
-static bool has_token(const char *v, size_t len, const char *token)
-{
-	size_t tl = strlen(token);
-
-	for (size_t i = 0; i + tl <= len; i++) {
-		if (strncasecmp(v + i, token, tl) != 0)
-			continue;
-		if ((i == 0 || v[i - 1] == ',' || v[i - 1] == ' ') &&
-		    (i + tl == len || v[i + tl] == ',' || v[i + tl] == ' ' || v[i + tl] == ';'))
-			return true;
-	}
-	return false;
-}
-
-/* Parses the head in c->in[0..end); returns bytes consumed or -1. */
-static int parse_head(struct conn *c, const char *end)
-{
-	const char *p = c->in, *line_end = find_crlf(p, (size_t)(end - p) + 2);
-	bool have_length = false, chunked = false, http10;
-	uint64_t length = 0;
-	char *num_end;
-	long status;
-
-	if (!line_end || line_end - p < 12 || strncmp(p, "HTTP/1.", 7) != 0 || p[8] != ' ')
-		return -1;
-	http10 = p[7] == '0';
-	status = strtol(p + 9, &num_end, 10);
-	if (num_end != p + 12 || status < 100 || status > 599)
-		return -1;
-	c->status = (int)status;
-	c->close_after = http10;
-	for (p = line_end + 2; p < end; p = line_end + 2) {
-		const char *colon, *v;
-		size_t vlen;
-
-		line_end = find_crlf(p, (size_t)(end - p) + 2);
-		colon = memchr(p, ':', (size_t)(line_end - p));
-		if (!colon)
-			return -1;
-		for (v = colon + 1; v < line_end && (*v == ' ' || *v == '\t'); v++)
-			;
-		vlen = (size_t)(line_end - v);
-		while (vlen > 0 && (v[vlen - 1] == ' ' || v[vlen - 1] == '\t'))
-			vlen--;
-		if ((size_t)(colon - p) == 14 && strncasecmp(p, "Content-Length", 14) == 0) {
-			char tmp[24];
-
-			if (vlen == 0 || vlen >= sizeof(tmp))
-				return -1;
-			memcpy(tmp, v, vlen);
-			tmp[vlen] = '\0';
-			errno = 0;
-			length = strtoull(tmp, &num_end, 10);
-			if (errno || *num_end || tmp[0] == '-')
-				return -1;
-			have_length = true;
-		} else if ((size_t)(colon - p) == 17 &&
-			   strncasecmp(p, "Transfer-Encoding", 17) == 0) {
-			chunked = has_token(v, vlen, "chunked");
-		} else if ((size_t)(colon - p) == 10 && strncasecmp(p, "Connection", 10) == 0) {
-			if (has_token(v, vlen, "close"))
-				c->close_after = true;
-			else if (has_token(v, vlen, "keep-alive"))
-				c->close_after = false;
-		}
-	}
-	if (c->status < 200) {
-		c->ps = P_HEAD; /* an interim response; the real one follows */
-	} else if (c->status == 204 || c->status == 304 || strcmp(g.method, "HEAD") == 0) {
-		c->ps = P_LENGTH;
-		c->remaining = 0;
-	} else if (chunked) {
-		c->ps = P_CHUNK_SIZE;
-	} else if (have_length) {
-		c->ps = P_LENGTH;
-		c->remaining = length;
-	} else {
-		c->ps = P_EOF;
-		c->close_after = true;
-	}
-	return (int)(end + 4 - c->in);
-}
-
-/* Consumes what c->in holds; 1 when a response is complete, 0 for more,
- * -1 on a malformed response. */
+/* Feeds what c->in holds to the response reader; 1 when the response is
+ * complete, 0 for more, -1 on a malformed response. */
 static int parse(struct conn *c)
 {
-	size_t off = 0;
-	int done = 0;
+	size_t off = 0, used;
+	int rc;
 
-	while (!done && off < c->in_len) {
-		const char *p = c->in + off, *eol;
-		size_t avail = c->in_len - off;
-
-		switch (c->ps) {
-		case P_HEAD: {
-			const char *end = memmem(p, avail, "\r\n\r\n", 4);
-			int used;
-
-			if (!end)
-				goto need_more;
-			if (off > 0) {
-				/* keep the head at the start of the buffer for parse_head */
-				memmove(c->in, p, avail);
-				c->in_len = avail;
-				off = 0;
-				end = c->in + (end - p);
-			}
-			used = parse_head(c, end);
-			if (used < 0)
-				return -1;
-			off += (size_t)used;
-			if (c->ps == P_LENGTH && c->remaining == 0)
-				done = 1;
-			break;
-		}
-		case P_LENGTH: {
-			uint64_t n = avail < c->remaining ? avail : c->remaining;
-
-			off += (size_t)n;
-			c->remaining -= n;
-			done = c->remaining == 0;
-			break;
-		}
-		case P_EOF:
-			off = c->in_len; /* the body ends when the server closes */
-			break;
-		case P_CHUNK_SIZE: {
-			char *num_end;
-
-			eol = find_crlf(p, avail);
-			if (!eol)
-				goto need_more;
-			if (!isxdigit((unsigned char)*p))
-				return -1;
-			errno = 0;
-			c->remaining = strtoull(p, &num_end, 16);
-			if (errno || (num_end != eol && *num_end != ';' && *num_end != ' '))
-				return -1;
-			off += (size_t)(eol - p) + 2;
-			c->ps = c->remaining == 0 ? P_TRAILER : P_CHUNK_DATA;
-			break;
-		}
-		case P_CHUNK_DATA: {
-			uint64_t n = avail < c->remaining ? avail : c->remaining;
-
-			off += (size_t)n;
-			c->remaining -= n;
-			if (c->remaining == 0)
-				c->ps = P_CHUNK_CRLF;
-			break;
-		}
-		case P_CHUNK_CRLF:
-			if (avail < 2)
-				goto need_more;
-			if (p[0] != '\r' || p[1] != '\n')
-				return -1;
-			off += 2;
-			c->ps = P_CHUNK_SIZE;
-			break;
-		case P_TRAILER:
-			eol = find_crlf(p, avail);
-			if (!eol)
-				goto need_more;
-			off += (size_t)(eol - p) + 2;
-			done = eol == p; /* the empty line ends the message */
-			break;
-		}
-	}
-need_more:
-	/* A head or a chunk-size line that fills the buffer will never end. */
-	if (!done && off == 0 && c->in_len == IN_CAP)
+	do {
+		rc = http_wire_feed(&c->rd, c->in + off, c->in_len - off, &used);
+		off += used;
+	} while (rc == HTTP_WIRE_HEAD);
+	if (rc == HTTP_WIRE_ERROR)
 		return -1;
+	/* An unfinished head stays at the start of the buffer, to be extended. */
 	memmove(c->in, c->in + off, c->in_len - off);
 	c->in_len -= off;
-	return done;
+	return rc == HTTP_WIRE_DONE;
 }
 
 static void on_readable(struct conn *c, uint64_t now)
@@ -797,7 +779,7 @@ static void on_readable(struct conn *c, uint64_t now)
 		return;
 	}
 	if (n == 0) {
-		if (c->st == C_BUSY && c->ps == P_EOF) {
+		if (c->st == C_BUSY && http_wire_ends_at_close(&c->rd)) {
 			response_done(c, now); /* reconnects: close_after is set */
 		} else if (c->st == C_IDLE) {
 			/* the server retired an idle keep-alive connection */
@@ -880,8 +862,10 @@ static void usage(void)
 	fputs("usage: http-load --url http://HOST:PORT/PATH [--connections N] [--duration S]\n"
 	      "  [--warmup S] [--rate R] [--header 'K: V']... [--body FILE | --body-string S]\n"
 	      "  [--method M] [--timeout S]\n"
-	      "Closed loop unless --rate R (requests/s over all connections).  {{id}} in the\n"
-	      "body becomes a fresh number per request.  Prints one line of JSON.\n",
+	      "Closed loop unless --rate R: open loop at R requests/s over all connections,\n"
+	      "each connection on its own fixed schedule, latency from the scheduled time.\n"
+	      "{{id}} in the body becomes a fresh number per request.  Prints one line of\n"
+	      "JSON.\n",
 	      stderr);
 	exit(2);
 }
@@ -903,7 +887,7 @@ int main(int argc, char **argv)
 	    {NULL, 0, NULL, 0},
 	};
 	struct epoll_event evs[256];
-	uint64_t now, next_sweep;
+	uint64_t now, next_sweep, scheduled = 0, unsent = 0;
 	double measured;
 	int opt;
 
@@ -958,6 +942,7 @@ int main(int argc, char **argv)
 		usage();
 	if (!g.method)
 		g.method = g.body ? "POST" : "GET";
+	g.head_method = strcmp(g.method, "HEAD") == 0;
 	parse_url(g.url);
 	build_request();
 	raise_nofile(g.nconns + 32);
@@ -965,8 +950,8 @@ int main(int argc, char **argv)
 		die("signal: %s", strerror(errno));
 
 	g.conns = calloc(g.nconns, sizeof(*g.conns));
-	g.idle = calloc(g.nconns, sizeof(*g.idle));
-	if (!g.conns || !g.idle)
+	g.heap = calloc(g.nconns, sizeof(*g.heap));
+	if (!g.conns || !g.heap)
 		die("out of memory");
 	g.ep = epoll_create1(EPOLL_CLOEXEC);
 	if (g.ep < 0)
@@ -980,20 +965,21 @@ int main(int argc, char **argv)
 			die("timerfd_create: %s", strerror(errno));
 		if (epoll_ctl(g.ep, EPOLL_CTL_ADD, g.tfd, &ev) != 0)
 			die("epoll_ctl: %s", strerror(errno));
-		g.interval_ns = (uint64_t)(1e9 / g.rate);
-		if (g.interval_ns == 0)
-			g.interval_ns = 1;
 	}
 
 	now = now_ns();
 	g.t_start = now;
 	g.t_measure = now + (uint64_t)(g.warmup * 1e9);
 	g.t_end = g.t_measure + (uint64_t)(g.duration * 1e9);
-	g.next_due = now;
 	next_sweep = now + SWEEP_NS;
 	for (unsigned i = 0; i < g.nconns; i++) {
-		g.conns[i].fd = -1;
-		conn_open(&g.conns[i], now);
+		struct conn *c = &g.conns[i];
+
+		c->fd = -1;
+		c->idx = i;
+		if (g.rate > 0)
+			c->next_due = due_of(c, 0);
+		conn_open(c, now);
 	}
 
 	while ((now = now_ns()) < g.t_end) {
@@ -1009,13 +995,7 @@ int main(int argc, char **argv)
 		now = now_ns();
 		for (int i = 0; i < n; i++) {
 			if (!evs[i].data.ptr) {
-				uint64_t expirations;
-
-				/* timerfd: drain it, then send what is due */
-				if (read(g.tfd, &expirations, sizeof(expirations)) < 0 &&
-				    errno != EAGAIN)
-					die("read timerfd: %s", strerror(errno));
-				dispatch(now);
+				on_timer(now);
 				continue;
 			}
 			on_event(evs[i].data.ptr, evs[i].events, now);
@@ -1027,10 +1007,26 @@ int main(int argc, char **argv)
 	}
 
 	measured = g.duration;
+	if (g.rate > 0)
+		finish_schedule(&scheduled, &unsent); /* before the percentiles: it adds to them */
 	printf("{\"requests\":%" PRIu64 ",\"errors\":%" PRIu64 ",\"non2xx\":%" PRIu64
-	       ",\"rps\":%.1f,\"p50_ms\":%.3f,\"p90_ms\":%.3f,\"p99_ms\":%.3f,\"max_ms\":%.3f}\n",
+	       ",\"rps\":%.1f,\"p50_ms\":%.3f,\"p90_ms\":%.3f,\"p99_ms\":%.3f,\"p999_ms\":%.3f"
+	       ",\"max_ms\":%.3f",
 	       g.requests, g.errors, g.non2xx, (double)g.requests / measured, percentile_ms(0.50),
-	       percentile_ms(0.90), percentile_ms(0.99), (double)g.max_ns / 1e6);
+	       percentile_ms(0.90), percentile_ms(0.99), percentile_ms(0.999),
+	       (double)g.max_ns / 1e6);
+	if (g.rate > 0) {
+		printf(",\"rate\":%.1f,\"scheduled\":%" PRIu64 ",\"behind\":%" PRIu64
+		       ",\"unsent\":%" PRIu64,
+		       g.rate, scheduled, g.late + unsent, unsent);
+	}
+	printf("}\n");
+	if (g.client_lag)
+		fprintf(stderr,
+			"http-load: %" PRIu64 " requests went out over %.0f ms after their time"
+			" although their connection was free: this client was busy or"
+			" descheduled, and its delay is part of their latency\n",
+			g.client_lag, (double)LAG_NS / 1e6);
 	if (g.errors) {
 		fprintf(stderr, "http-load: errors:");
 		for (int k = 0; k < E_KINDS; k++)

@@ -15,9 +15,10 @@
  * (the rss fields only with --pid PID: the server's VmRSS before the first
  * connect and at the end of the hold).  dropped counts streams the server
  * closed during the hold.  It raises its own RLIMIT_NOFILE as far as the
- * hard limit allows.
+ * hard limit allows.  Responses are read by bench/http_wire.c.
  *
- * Build: cc -std=c17 -O2 -Wall -Wextra -o build/bench/sse-idle bench/sse-idle.c
+ * Build: cc -std=c17 -O2 -Wall -Wextra -o build/bench/sse-idle \
+ *          bench/sse-idle.c bench/http_wire.c
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -42,6 +43,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "http_wire.h"
+
 #define MAX_CONNS 60000
 #define MAX_HEADERS 64
 #define HEAD_CAP 8192 /* a response head must fit */
@@ -49,19 +52,13 @@
 
 enum sstate { S_NEW, S_CONNECTING, S_HEAD, S_OPEN, S_FAILED, S_CLOSED };
 
-/* Framing of an open stream's body, followed only to notice its end. */
-enum bstate { B_UNTIL_CLOSE, B_LENGTH, B_CHUNK_SIZE, B_CHUNK_DATA, B_CHUNK_CRLF, B_TRAILER };
-
 struct stream {
 	int fd;
 	enum sstate st;
 	size_t out_off;
 	char *head; /* only while the response head is awaited */
 	size_t head_len;
-	enum bstate bs;
-	uint64_t remaining;
-	uint8_t line_len; /* chunk-size or trailer line seen so far (capped) */
-	char line[24];
+	struct http_wire rd; /* the body's framing is followed only to notice its end */
 };
 
 enum fail_kind { F_CONNECT, F_STATUS, F_TYPE, F_CLOSED, F_TIMEOUT, F_MALFORMED, F_KINDS };
@@ -88,7 +85,7 @@ static struct {
 	char first_failure[256];
 } g;
 
-static void die(const char *fmt, ...)
+__attribute__((format(printf, 1, 2), noreturn)) static void die(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -313,108 +310,23 @@ static void stream_write(struct stream *s)
 	}
 }
 
-/* The head is complete in s->head[0..end): is it a 200 event stream? */
-static void check_head(struct stream *s, const char *end)
+/* The response head has been read: is it a 200 event stream? */
+static void check_head(struct stream *s)
 {
-	const char *p = s->head, *line;
-	bool sse = false;
 	char detail[64];
-	int status;
 
-	if (end - p < 12 || strncmp(p, "HTTP/1.", 7) != 0 || sscanf(p + 9, "%3d", &status) != 1) {
-		stream_fail(s, F_MALFORMED, "bad status line");
-		return;
-	}
-	if (status != 200) {
-		snprintf(detail, sizeof(detail), "HTTP %d", status);
+	if (s->rd.status != 200) {
+		snprintf(detail, sizeof(detail), "HTTP %d", s->rd.status);
 		stream_fail(s, F_STATUS, detail);
 		return;
 	}
-	s->bs = B_UNTIL_CLOSE;
-	for (line = memchr(p, '\n', (size_t)(end - p)); line && line < end;
-	     line = memchr(line, '\n', (size_t)(end - line))) {
-		const char *v, *colon, *eol;
-
-		line++;
-		colon = memchr(line, ':', (size_t)(end - line));
-		eol = memchr(line, '\n', (size_t)(end + 2 - line));
-		if (!colon || !eol || colon > eol)
-			continue;
-		for (v = colon + 1; v < eol && (*v == ' ' || *v == '\t'); v++)
-			;
-		if (colon - line == 12 && strncasecmp(line, "content-type", 12) == 0)
-			sse = eol - v >= 17 && strncasecmp(v, "text/event-stream", 17) == 0;
-		else if (colon - line == 17 && strncasecmp(line, "transfer-encoding", 17) == 0)
-			s->bs = memmem(v, (size_t)(eol - v), "chunked", 7) ? B_CHUNK_SIZE : s->bs;
-		else if (colon - line == 14 && strncasecmp(line, "content-length", 14) == 0 &&
-			 s->bs == B_UNTIL_CLOSE) {
-			s->bs = B_LENGTH;
-			s->remaining = strtoull(v, NULL, 10);
-		}
-	}
-	if (!sse) {
+	if (!s->rd.event_stream) {
 		stream_fail(s, F_TYPE, "not text/event-stream");
 		return;
 	}
 	g.in_handshake--;
 	g.established++;
 	s->st = S_OPEN;
-}
-
-/* Follows the body's framing; true when the server ended the stream (its
- * last chunk, or Content-Length reached) or framed it wrongly. */
-static bool body_feed(struct stream *s, const char *p, size_t n)
-{
-	for (size_t i = 0; i < n;) {
-		uint64_t take;
-		char c;
-
-		switch (s->bs) {
-		case B_UNTIL_CLOSE:
-			return false;
-		case B_LENGTH:
-		case B_CHUNK_DATA:
-			take = n - i < s->remaining ? n - i : s->remaining;
-			i += (size_t)take;
-			s->remaining -= take;
-			if (s->remaining == 0 && s->bs == B_LENGTH)
-				return true;
-			if (s->remaining == 0) {
-				s->bs = B_CHUNK_CRLF;
-				s->remaining = 2;
-			}
-			break;
-		case B_CHUNK_CRLF:
-			i++;
-			if (--s->remaining == 0)
-				s->bs = B_CHUNK_SIZE;
-			break;
-		case B_CHUNK_SIZE:
-		case B_TRAILER:
-			c = p[i++];
-			if (c != '\n') {
-				/* Long lines (extensions, trailers) only need their start. */
-				if (c != '\r' && s->line_len < sizeof(s->line) - 1)
-					s->line[s->line_len++] = c;
-				break;
-			}
-			s->line[s->line_len] = '\0';
-			if (s->bs == B_TRAILER) {
-				if (s->line_len == 0)
-					return true; /* the empty line after the last chunk */
-			} else {
-				char *end;
-
-				s->remaining = strtoull(s->line, &end, 16);
-				if (end == s->line)
-					return true;
-				s->bs = s->remaining == 0 ? B_TRAILER : B_CHUNK_DATA;
-			}
-			s->line_len = 0;
-			break;
-		}
-	}
-	return false;
 }
 
 /* The server ended an open stream. */
@@ -432,12 +344,11 @@ static void stream_ended(struct stream *s, bool holding, const char *why)
 static void stream_read(struct stream *s, bool holding)
 {
 	char scratch[4096];
+	size_t used, more;
 	ssize_t n;
+	int rc;
 
 	if (s->st == S_HEAD) {
-		char *end;
-		size_t body_at;
-
 		n = recv(s->fd, s->head + s->head_len, HEAD_CAP - s->head_len, 0);
 		if (n < 0 && (errno == EAGAIN || errno == EINTR))
 			return;
@@ -447,18 +358,23 @@ static void stream_read(struct stream *s, bool holding)
 			return;
 		}
 		s->head_len += (size_t)n;
-		end = memmem(s->head, s->head_len, "\r\n\r\n", 4);
-		if (!end) {
-			if (s->head_len == HEAD_CAP)
-				stream_fail(s, F_MALFORMED, "response head too large");
+		rc = http_wire_feed(&s->rd, s->head, s->head_len, &used);
+		if (rc == HTTP_WIRE_ERROR) {
+			stream_fail(s, F_MALFORMED, "malformed or too large response head");
 			return;
 		}
-		check_head(s, end);
+		if (rc == HTTP_WIRE_MORE) {
+			/* Interim responses are done with; the head is still to come. */
+			memmove(s->head, s->head + used, s->head_len - used);
+			s->head_len -= used;
+			return;
+		}
+		check_head(s);
 		if (s->st != S_OPEN)
 			return;
 		/* The first events may have come with the head. */
-		body_at = (size_t)(end + 4 - s->head);
-		if (body_feed(s, s->head + body_at, s->head_len - body_at))
+		rc = http_wire_feed(&s->rd, s->head + used, s->head_len - used, &more);
+		if (rc != HTTP_WIRE_MORE)
 			stream_ended(s, holding, "stream ended right after the head");
 		free(s->head);
 		s->head = NULL;
@@ -470,7 +386,7 @@ static void stream_read(struct stream *s, bool holding)
 		return;
 	if (n <= 0)
 		stream_ended(s, holding, n < 0 ? strerror(errno) : "connection closed");
-	else if (body_feed(s, scratch, (size_t)n))
+	else if (http_wire_feed(&s->rd, scratch, (size_t)n, &used) != HTTP_WIRE_MORE)
 		stream_ended(s, holding, "the server ended the stream");
 }
 
@@ -492,6 +408,7 @@ static void on_event(struct stream *s, uint32_t events, bool holding)
 		if (!s->head)
 			die("out of memory");
 		s->head_len = 0;
+		http_wire_init(&s->rd, HEAD_CAP, false);
 		s->st = S_HEAD;
 		stream_write(s);
 		return;
