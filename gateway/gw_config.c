@@ -7,7 +7,6 @@
 #include <arpa/inet.h>
 #include <assert.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,66 +20,6 @@
 #define WHY_MAX 512u
 
 _Static_assert(GW_INI_LINE_MAX == INI_LINE_MAX, "gw_config.h restates common/ini.h's line limit");
-
-/* ---- the INI plumbing under the names tenants.c uses; the work is in
- * common/ (ini.h, conf_value.h, conf_file.h), shared with the jailer ---- */
-
-void gw_set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	conf_vset_err(err, errlen, fmt, ap);
-	va_end(ap);
-}
-
-int gw_parse_count(const char *s, uint64_t *v, char *why, size_t whylen)
-{
-	return conf_parse_count(s, 0, UINT64_MAX, v, why, whylen);
-}
-
-int gw_parse_size(const char *s, uint64_t *v, char *why, size_t whylen)
-{
-	return conf_parse_size(s, 0, UINT64_MAX, v, why, whylen);
-}
-
-int gw_parse_time_ms(const char *s, uint64_t *v, char *why, size_t whylen)
-{
-	return conf_parse_duration_ms(s, 0, UINT64_MAX, v, why, whylen);
-}
-
-int gw_parse_bool(const char *s, bool *b, char *why, size_t whylen)
-{
-	return conf_parse_bool(s, b, why, whylen);
-}
-
-int gw_ini_parse(const char *text, size_t len, size_t max_bytes, const char *name,
-		 const struct gw_ini_ops *ops, void *ctx, char *err, size_t errlen)
-{
-	struct ini_handler h;
-
-	/* Every gateway message names a file, even an unnamed one. */
-	if (!name)
-		name = "(config)";
-	if (!ops) {
-		gw_set_err(err, errlen, "%s: nothing to parse", name);
-		return -EINVAL;
-	}
-	h.section = ops->section;
-	h.key = ops->key;
-	return ini_parse(text, len, max_bytes, name, &h, ctx, err, errlen);
-}
-
-int gw_read_config_file(const char *path, size_t max_bytes, unsigned forbidden_mode, char **buf,
-			size_t *len, char *err, size_t errlen)
-{
-	const struct conf_file_rules rules = {
-	    .max_bytes = max_bytes,
-	    .forbidden_mode = (mode_t)forbidden_mode,
-	};
-
-	return conf_read_file(path, &rules, buf, len, err, errlen);
-}
 
 /* ---- listen addresses ---- */
 
@@ -211,7 +150,7 @@ static int copy_str(char *dst, size_t cap, const char *src, char *why, size_t wh
 	size_t n = strlen(src);
 
 	if (n >= cap) {
-		gw_set_err(why, whylen, "longer than %zu characters", cap - 1);
+		conf_set_err(why, whylen, "longer than %zu characters", cap - 1);
 		return -EINVAL;
 	}
 	memcpy(dst, src, n + 1);
@@ -224,8 +163,8 @@ static int set_listen(char *dst, const char *val, char *why, size_t whylen)
 	uint16_t port;
 
 	if (gw_parse_listen(val, host, sizeof(host), &port) < 0) {
-		gw_set_err(why, whylen,
-			   "'%s' is not ADDR:PORT or [IPV6]:PORT with a port of 1-65535", val);
+		conf_set_err(why, whylen,
+			     "'%s' is not ADDR:PORT or [IPV6]:PORT with a port of 1-65535", val);
 		return -EINVAL;
 	}
 	return copy_str(dst, GW_ADDR_MAX, val, why, whylen);
@@ -236,7 +175,7 @@ static int set_listen(char *dst, const char *val, char *why, size_t whylen)
 static int set_path(char *dst, size_t cap, const char *val, char *why, size_t whylen)
 {
 	if (val[0] != '\0' && val[0] != '/') {
-		gw_set_err(why, whylen, "'%s' is not an absolute path", val);
+		conf_set_err(why, whylen, "'%s' is not an absolute path", val);
 		return -EINVAL;
 	}
 	return copy_str(dst, cap, val, why, whylen);
@@ -262,7 +201,8 @@ static int k_stdio_tenant(struct gw_config *c, const char *val, char *why, size_
 
 	/* Same rule as a [tenant NAME] section: [a-z0-9_-], 1..63. */
 	if (n >= sizeof(c->stdio_tenant)) {
-		gw_set_err(why, whylen, "longer than %zu characters", sizeof(c->stdio_tenant) - 1);
+		conf_set_err(why, whylen, "longer than %zu characters",
+			     sizeof(c->stdio_tenant) - 1);
 		return -EINVAL;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -270,7 +210,7 @@ static int k_stdio_tenant(struct gw_config *c, const char *val, char *why, size_
 
 		if (!((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '_' ||
 		      ch == '-')) {
-			gw_set_err(why, whylen, "'%s' is not a tenant name of [a-z0-9_-]", val);
+			conf_set_err(why, whylen, "'%s' is not a tenant name of [a-z0-9_-]", val);
 			return -EINVAL;
 		}
 	}
@@ -323,20 +263,20 @@ static int k_allowed_origin(struct gw_config *c, const char *val, char *why, siz
 	else
 		rest = NULL;
 	if (!rest || !valid_authority(rest)) {
-		gw_set_err(why, whylen,
-			   "'%s' is not an origin 'http[s]://HOST[:PORT]' (no path, no "
-			   "trailing '/')",
-			   val);
+		conf_set_err(why, whylen,
+			     "'%s' is not an origin 'http[s]://HOST[:PORT]' (no path, no "
+			     "trailing '/')",
+			     val);
 		return -EINVAL;
 	}
 	for (unsigned i = 0; i < c->norigins; i++) {
 		if (strcmp(c->allowed_origins[i], o) == 0) {
-			gw_set_err(why, whylen, "'%s' is listed twice", val);
+			conf_set_err(why, whylen, "'%s' is listed twice", val);
 			return -EINVAL;
 		}
 	}
 	if (c->norigins >= GW_MAX_ORIGINS) {
-		gw_set_err(why, whylen, "more than %u entries", GW_MAX_ORIGINS);
+		conf_set_err(why, whylen, "more than %u entries", GW_MAX_ORIGINS);
 		return -EINVAL;
 	}
 	memcpy(c->allowed_origins[c->norigins++], o, sizeof(o));
@@ -357,18 +297,18 @@ static int k_allowed_host(struct gw_config *c, const char *val, char *why, size_
 	else
 		ok = valid_host_name(h, n);
 	if (!ok) {
-		gw_set_err(why, whylen,
-			   "'%s' is not a host name, IPv4 or [IPv6] address without port", val);
+		conf_set_err(why, whylen,
+			     "'%s' is not a host name, IPv4 or [IPv6] address without port", val);
 		return -EINVAL;
 	}
 	for (unsigned i = 0; i < c->nhosts; i++) {
 		if (strcmp(c->allowed_hosts[i], h) == 0) {
-			gw_set_err(why, whylen, "'%s' is listed twice", val);
+			conf_set_err(why, whylen, "'%s' is listed twice", val);
 			return -EINVAL;
 		}
 	}
 	if (c->nhosts >= GW_MAX_HOSTS) {
-		gw_set_err(why, whylen, "more than %u entries", GW_MAX_HOSTS);
+		conf_set_err(why, whylen, "more than %u entries", GW_MAX_HOSTS);
 		return -EINVAL;
 	}
 	memcpy(c->allowed_hosts[c->nhosts++], h, sizeof(h));
@@ -384,7 +324,7 @@ static int k_journald(struct gw_config *c, const char *val, char *why, size_t wh
 	else if (strcmp(val, "no") == 0 || strcmp(val, "false") == 0)
 		c->audit_journald = GW_JOURNALD_NO;
 	else {
-		gw_set_err(why, whylen, "'%s' is not auto, yes or no", val);
+		conf_set_err(why, whylen, "'%s' is not auto, yes or no", val);
 		return -EINVAL;
 	}
 	return 0;
@@ -449,7 +389,7 @@ static int whole_seconds(const char *val, uint64_t min_s, uint64_t max_s, uint64
 	if (r < 0)
 		return r;
 	if (ms % 1000 != 0) {
-		gw_set_err(why, whylen, "'%s' is not a whole number of seconds", val);
+		conf_set_err(why, whylen, "'%s' is not a whole number of seconds", val);
 		return -EINVAL;
 	}
 	*out = ms / 1000;
@@ -513,7 +453,7 @@ static int cfg_section(void *ctx, const char *inner, char *why, size_t whylen)
 		if (strcmp(inner, section_names[i]) != 0)
 			continue;
 		if (st->done[i]) {
-			gw_set_err(why, whylen, "section [%s]: appears twice", inner);
+			conf_set_err(why, whylen, "section [%s]: appears twice", inner);
 			return -EINVAL;
 		}
 		st->done[i] = true;
@@ -521,8 +461,8 @@ static int cfg_section(void *ctx, const char *inner, char *why, size_t whylen)
 		st->seen = 0;
 		return 0;
 	}
-	gw_set_err(why, whylen, "section [%.64s]: unknown section (use gateway, limits, audit)",
-		   inner);
+	conf_set_err(why, whylen, "section [%.64s]: unknown section (use gateway, limits, audit)",
+		     inner);
 	return -EINVAL;
 }
 
@@ -536,27 +476,27 @@ static int cfg_key(void *ctx, const char *key, const char *val, char *why, size_
 		if ((int)cfg_keys[i].sec == st->sec && strcmp(cfg_keys[i].name, key) == 0)
 			break;
 	if (i == NCFG_KEYS) {
-		gw_set_err(why, whylen, "key '%s': unknown key in [%s]", key,
-			   section_names[st->sec]);
+		conf_set_err(why, whylen, "key '%s': unknown key in [%s]", key,
+			     section_names[st->sec]);
 		return -EINVAL;
 	}
 	if (!cfg_keys[i].repeatable) {
 		if (st->seen & (1ull << i)) {
-			gw_set_err(why, whylen,
-				   "key '%s': set twice (only allowed_origin and allowed_host "
-				   "may repeat)",
-				   key);
+			conf_set_err(why, whylen,
+				     "key '%s': set twice (only allowed_origin and allowed_host "
+				     "may repeat)",
+				     key);
 			return -EINVAL;
 		}
 		st->seen |= 1ull << i;
 	}
 	if (val[0] == '\0' && !cfg_keys[i].may_be_empty) {
-		gw_set_err(why, whylen, "key '%s': empty value", key);
+		conf_set_err(why, whylen, "key '%s': empty value", key);
 		return -EINVAL;
 	}
 	inner[0] = '\0';
 	if (set_key(&cfg_keys[i], st->c, val, inner, sizeof(inner)) < 0) {
-		gw_set_err(why, whylen, "key '%s': %s", key, inner[0] ? inner : "invalid value");
+		conf_set_err(why, whylen, "key '%s': %s", key, inner[0] ? inner : "invalid value");
 		return -EINVAL;
 	}
 	return 0;
@@ -592,11 +532,11 @@ int gw_config_parse(const char *text, size_t len, const char *name, struct gw_co
 
 	if (!c)
 		return -1;
-	gw_set_err(err, errlen, "%s", "");
+	conf_set_err(err, errlen, "%s", "");
 	/* Work on a copy so a bad file leaves the caller's settings intact. */
 	work = malloc(sizeof(*work));
 	if (!work) {
-		gw_set_err(err, errlen, "%s: out of memory", name ? name : "(config)");
+		conf_set_err(err, errlen, "%s: out of memory", name ? name : "(config)");
 		return -1;
 	}
 	memcpy(work, c, sizeof(*work));
@@ -611,17 +551,21 @@ int gw_config_parse(const char *text, size_t len, const char *name, struct gw_co
 
 int gw_config_load(const char *path, bool must_exist, struct gw_config *c, char *err, size_t errlen)
 {
+	/* The gateway runs unprivileged, so ownership says nothing; a file
+	 * anyone may rewrite would still hand its settings to anyone. */
+	static const struct conf_file_rules rules = {
+	    .max_bytes = GW_CONFIG_MAX_BYTES,
+	    .forbidden_mode = S_IWOTH,
+	};
 	char *buf;
 	size_t len;
 	int r;
 
 	if (!path || !c)
 		return -1;
-	/* The gateway runs unprivileged, so ownership says nothing; a file
-	 * anyone may rewrite would still hand its settings to anyone. */
-	r = gw_read_config_file(path, GW_CONFIG_MAX_BYTES, S_IWOTH, &buf, &len, err, errlen);
+	r = conf_read_file(path, &rules, &buf, &len, err, errlen);
 	if (r == -ENOENT && !must_exist) {
-		gw_set_err(err, errlen, "%s", "");
+		conf_set_err(err, errlen, "%s", "");
 		return 0;
 	}
 	if (r < 0)

@@ -63,46 +63,9 @@ int gw_config_parse(const char *text, size_t len, const char *name, struct gw_co
 /* Split "ADDR:PORT" / "[V6]:PORT" into host (no brackets) and port.  0 or -1. */
 int gw_parse_listen(const char *s, char *host, size_t hostsize, uint16_t *port);
 
-/* ---- INI plumbing for the tenants file (tenants.c) ----
- * Thin names over common/ (ini.h, conf_value.h, conf_file.h), which the
- * jailer's policy parser uses too: one dialect and one value syntax for
- * every file an operator edits.  `[section]` headers, `key = value` lines,
- * whitespace around key and value trimmed, `#` or `;` at the start of a
- * line a comment, lines at most GW_INI_LINE_MAX characters, no NUL or
- * control characters.  Sizes take a K, M or G suffix (powers of 1024),
- * times an ms or s suffix (bare numbers are ms). */
+/* Limits of the file; the dialect and value syntax are common/'s (ini.h,
+ * conf_value.h), shared with the tenants file and the jailer's policy. */
 #define GW_INI_LINE_MAX 4096u		   /* = INI_LINE_MAX */
 #define GW_CONFIG_MAX_BYTES (256u * 1024u) /* the gateway config file */
-
-struct gw_ini_ops {
-	/* `inner` is the trimmed text between the brackets. */
-	int (*section)(void *ctx, const char *inner, char *why, size_t whylen);
-	/* Called for every key line inside a section; val may be "". */
-	int (*key)(void *ctx, const char *key, const char *val, char *why, size_t whylen);
-};
-
-/* ini_parse (common/ini.h): walk the text line by line, calling ops; a
- * callback's negative return stops the walk and its `why` becomes
- * "NAME:LINE: ..." in err (NAME "(config)" when NULL).  Rejects
- * text over max_bytes, NUL bytes, overlong lines, control characters, keys
- * outside any section and malformed lines.  Returns 0 or -EINVAL. */
-int gw_ini_parse(const char *text, size_t len, size_t max_bytes, const char *name,
-		 const struct gw_ini_ops *ops, void *ctx, char *err, size_t errlen);
-
-/* conf_read_file (common/conf_file.h): read a whole configuration file:
- * no symlink (O_NOFOLLOW), a regular file, at most max_bytes, none of the
- * mode bits in `forbidden_mode` set (e.g. S_IWOTH).  *buf is malloc'd
- * (NUL-terminated, *len without it).  Returns 0 or -errno (-ELOOP symlink,
- * -EPERM type or mode, -EFBIG size). */
-int gw_read_config_file(const char *path, size_t max_bytes, unsigned forbidden_mode, char **buf,
-			size_t *len, char *err, size_t errlen);
-
-/* conf_value.h's parsers without bounds: 0 or -EINVAL with the reason in why. */
-int gw_parse_count(const char *s, uint64_t *v, char *why, size_t whylen);
-int gw_parse_size(const char *s, uint64_t *v, char *why, size_t whylen);
-int gw_parse_time_ms(const char *s, uint64_t *v, char *why, size_t whylen);
-int gw_parse_bool(const char *s, bool *b, char *why, size_t whylen);
-__attribute__((format(printf, 3, 4))) void gw_set_err(char *err, size_t errlen, const char *fmt,
-						      ...);
 
 #endif

@@ -3,15 +3,19 @@
  * jailer's profiles. */
 #include "tenants.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <openssl/crypto.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 
-#include "gw_config.h"
+#include "conf_file.h"
+#include "conf_value.h"
+#include "ini.h"
 #include "log.h"
 #include "sha256.h"
 
@@ -122,13 +126,13 @@ static int k_key(struct tparse *st, const char *val, char *why, size_t whylen)
 
 	if (strncmp(val, HASH_PREFIX, HASH_PREFIX_LEN) != 0 ||
 	    strlen(val) != HASH_PREFIX_LEN + 64) {
-		gw_set_err(why, whylen,
-			   "not 'sha256:' and 64 lowercase hex digits (make one with "
-			   "`cellgate key new`)");
+		conf_set_err(why, whylen,
+			     "not 'sha256:' and 64 lowercase hex digits (make one with "
+			     "`cellgate key new`)");
 		return -EINVAL;
 	}
 	if (t->nkeys >= TENANT_MAX_KEYS) {
-		gw_set_err(why, whylen, "more than %u keys", TENANT_MAX_KEYS);
+		conf_set_err(why, whylen, "more than %u keys", TENANT_MAX_KEYS);
 		return -EINVAL;
 	}
 	k = &t->keys[t->nkeys];
@@ -137,7 +141,7 @@ static int k_key(struct tparse *st, const char *val, char *why, size_t whylen)
 		int lo = hex_value(val[HASH_PREFIX_LEN + 2 * i + 1]);
 
 		if (hi < 0 || lo < 0) {
-			gw_set_err(why, whylen, "the hash is not 64 lowercase hex digits");
+			conf_set_err(why, whylen, "the hash is not 64 lowercase hex digits");
 			return -EINVAL;
 		}
 		k->hash[i] = (uint8_t)(hi << 4 | lo);
@@ -146,8 +150,8 @@ static int k_key(struct tparse *st, const char *val, char *why, size_t whylen)
 	k->id[TENANT_KEY_ID_LEN] = '\0';
 	ref = 1 + (uint32_t)(((size_t)(t - st->t) << 4) | t->nkeys);
 	if (!hashset_add(st, k->hash, ref)) {
-		gw_set_err(why, whylen, "key %s is listed twice (keys must be unique in the file)",
-			   k->id);
+		conf_set_err(why, whylen,
+			     "key %s is listed twice (keys must be unique in the file)", k->id);
 		memset(k, 0, sizeof(*k));
 		return -EINVAL;
 	}
@@ -178,25 +182,25 @@ static int k_languages(struct tparse *st, const char *val, char *why, size_t why
 		n = (size_t)(p - w);
 		for (size_t i = 0; i < n; i++) {
 			if (!lang_char(w[i])) {
-				gw_set_err(why, whylen,
-					   "'%.*s' is not a language name of [a-z0-9_-]", (int)n,
-					   w);
+				conf_set_err(why, whylen,
+					     "'%.*s' is not a language name of [a-z0-9_-]", (int)n,
+					     w);
 				return -EINVAL;
 			}
 		}
 		if (n > IPC_MAX_NAME) {
-			gw_set_err(why, whylen, "a language name is longer than %u characters",
-				   IPC_MAX_NAME);
+			conf_set_err(why, whylen, "a language name is longer than %u characters",
+				     IPC_MAX_NAME);
 			return -EINVAL;
 		}
 		for (unsigned i = 0; i < t->nlanguages; i++) {
 			if (strlen(t->languages[i]) == n && memcmp(t->languages[i], w, n) == 0) {
-				gw_set_err(why, whylen, "'%.*s' is listed twice", (int)n, w);
+				conf_set_err(why, whylen, "'%.*s' is listed twice", (int)n, w);
 				return -EINVAL;
 			}
 		}
 		if (t->nlanguages >= TENANT_MAX_LANGUAGES) {
-			gw_set_err(why, whylen, "more than %u languages", TENANT_MAX_LANGUAGES);
+			conf_set_err(why, whylen, "more than %u languages", TENANT_MAX_LANGUAGES);
 			return -EINVAL;
 		}
 		memcpy(t->languages[t->nlanguages], w, n);
@@ -204,97 +208,6 @@ static int k_languages(struct tparse *st, const char *val, char *why, size_t why
 		t->nlanguages++;
 	}
 	return 0;
-}
-
-enum vkind { VK_TIME, VK_SIZE, VK_COUNT };
-
-/* A ceiling: non-zero (leave the key out for "the jailer's maximum") and
- * within the jailer's own caps. */
-static int ceiling(const char *val, enum vkind kind, uint64_t cap, uint64_t *out, char *why,
-		   size_t whylen)
-{
-	uint64_t v;
-	int r = kind == VK_TIME	  ? gw_parse_time_ms(val, &v, why, whylen)
-		: kind == VK_SIZE ? gw_parse_size(val, &v, why, whylen)
-				  : gw_parse_count(val, &v, why, whylen);
-
-	if (r < 0)
-		return r;
-	if (v == 0) {
-		gw_set_err(why, whylen, "must not be 0 (leave the key out for no ceiling)");
-		return -EINVAL;
-	}
-	if (v > cap) {
-		gw_set_err(why, whylen, "'%s' is above %llu%s", val, (unsigned long long)cap,
-			   kind == VK_TIME   ? " ms"
-			   : kind == VK_SIZE ? " bytes"
-					     : "");
-		return -EINVAL;
-	}
-	*out = v;
-	return 0;
-}
-
-static int k_max_timeout(struct tparse *st, const char *val, char *why, size_t whylen)
-{
-	return ceiling(val, VK_TIME, CAP_TIME_MS, &st->cur->ceiling.wall_ms, why, whylen);
-}
-
-static int k_max_cpu(struct tparse *st, const char *val, char *why, size_t whylen)
-{
-	return ceiling(val, VK_TIME, CAP_TIME_MS, &st->cur->ceiling.cpu_ms, why, whylen);
-}
-
-static int k_max_memory(struct tparse *st, const char *val, char *why, size_t whylen)
-{
-	return ceiling(val, VK_SIZE, CAP_SIZE_BYTES, &st->cur->ceiling.memory_bytes, why, whylen);
-}
-
-static int k_max_pids(struct tparse *st, const char *val, char *why, size_t whylen)
-{
-	return ceiling(val, VK_COUNT, CAP_PIDS, &st->cur->ceiling.pids, why, whylen);
-}
-
-static int k_max_tmpfs(struct tparse *st, const char *val, char *why, size_t whylen)
-{
-	return ceiling(val, VK_SIZE, CAP_SIZE_BYTES, &st->cur->ceiling.tmpfs_bytes, why, whylen);
-}
-
-static int k_max_output(struct tparse *st, const char *val, char *why, size_t whylen)
-{
-	return ceiling(val, VK_SIZE, CAP_SIZE_BYTES, &st->cur->ceiling.output_bytes, why, whylen);
-}
-
-static int k_network(struct tparse *st, const char *val, char *why, size_t whylen)
-{
-	return gw_parse_bool(val, &st->cur->network, why, whylen);
-}
-
-static int count_in(const char *val, uint64_t min, uint64_t max, uint64_t *out, char *why,
-		    size_t whylen)
-{
-	uint64_t v;
-	int r = gw_parse_count(val, &v, why, whylen);
-
-	if (r < 0)
-		return r;
-	if (v < min || v > max) {
-		gw_set_err(why, whylen, "'%s' is outside %llu..%llu", val, (unsigned long long)min,
-			   (unsigned long long)max);
-		return -EINVAL;
-	}
-	*out = v;
-	return 0;
-}
-
-static int k_max_concurrent_jobs(struct tparse *st, const char *val, char *why, size_t whylen)
-{
-	uint64_t v;
-	int r = count_in(val, 1, MAX_JOBS, &v, why, whylen);
-
-	if (r == 0)
-		st->cur->max_concurrent_jobs = (unsigned)v;
-	return r;
 }
 
 /* Requests per second as a plain decimal ("10", "0.5"): no exponent, no
@@ -331,59 +244,132 @@ static int k_rate(struct tparse *st, const char *val, char *why, size_t whylen)
 	st->cur->rate_per_s = v;
 	return 0;
 bad:
-	gw_set_err(why, whylen, "'%s' is not a decimal number like 10 or 0.5", val);
+	conf_set_err(why, whylen, "'%s' is not a decimal number like 10 or 0.5", val);
 	return -EINVAL;
 range:
-	gw_set_err(why, whylen, "'%s' is outside 0.001..1000000 requests per second", val);
+	conf_set_err(why, whylen, "'%s' is outside 0.001..1000000 requests per second", val);
 	return -EINVAL;
 }
 
-static int k_burst(struct tparse *st, const char *val, char *why, size_t whylen)
-{
-	uint64_t v;
-	int r = count_in(val, 1, MAX_BURST, &v, why, whylen);
-
-	if (r == 0)
-		st->cur->burst = (unsigned)v;
-	return r;
-}
-
-static int k_cpu_seconds_per_hour(struct tparse *st, const char *val, char *why, size_t whylen)
-{
-	return count_in(val, 0, MAX_CPU_SECONDS, &st->cur->cpu_seconds_per_hour, why, whylen);
-}
-
-static int k_max_sessions(struct tparse *st, const char *val, char *why, size_t whylen)
-{
-	uint64_t v;
-	int r = count_in(val, 0, MAX_SESSIONS, &v, why, whylen);
-
-	if (r == 0)
-		st->cur->max_sessions = (unsigned)v;
-	return r;
-}
-
-static const struct {
-	const char *name;
-	bool repeatable;
-	tkey_fn fn;
-} tenant_keys[] = {
-    {"key", true, k_key},
-    {"languages", false, k_languages},
-    {"max_timeout", false, k_max_timeout},
-    {"max_cpu", false, k_max_cpu},
-    {"max_memory", false, k_max_memory},
-    {"max_pids", false, k_max_pids},
-    {"max_tmpfs", false, k_max_tmpfs},
-    {"max_output", false, k_max_output},
-    {"network", false, k_network},
-    {"max_concurrent_jobs", false, k_max_concurrent_jobs},
-    {"rate", false, k_rate},
-    {"burst", false, k_burst},
-    {"cpu_seconds_per_hour", false, k_cpu_seconds_per_hour},
-    {"max_sessions", false, k_max_sessions},
+/* How a key's value is parsed and where in struct tenant it goes. */
+enum tkey_kind {
+	TK_NUMBER,  /* a number of `unit` within min..max */
+	TK_CEILING, /* a number of `unit`, non-zero and at most max */
+	TK_BOOL,    /* yes/no into a bool */
+	TK_CODE,    /* anything else: `fn` parses and stores */
 };
+
+struct tkey {
+	const char *name;
+	enum tkey_kind kind;
+	enum conf_kind unit; /* numbers only */
+	size_t off, size;    /* the field in struct tenant (not TK_CODE) */
+	uint64_t min, max;   /* numbers only; a ceiling's max is its cap */
+	bool repeatable;
+	tkey_fn fn; /* TK_CODE only */
+};
+
+/* clang-format off */
+#define FIELD(f) .off = offsetof(struct tenant, f), .size = sizeof(((struct tenant *)0)->f)
+#define NUMBER(key, u, f, lo, hi) \
+	{.name = key, .kind = TK_NUMBER, .unit = u, FIELD(f), .min = lo, .max = hi}
+#define CEILING(key, u, f, cap) \
+	{.name = key, .kind = TK_CEILING, .unit = u, FIELD(ceiling.f), .max = cap}
+#define FLAG(key, f) {.name = key, .kind = TK_BOOL, FIELD(f)}
+#define CODE(key, handler, repeat) \
+	{.name = key, .kind = TK_CODE, .repeatable = repeat, .fn = handler}
+/* clang-format on */
+
+static const struct tkey tenant_keys[] = {
+    CODE("key", k_key, true),
+    CODE("languages", k_languages, false),
+    CEILING("max_timeout", CONF_DURATION_MS, wall_ms, CAP_TIME_MS),
+    CEILING("max_cpu", CONF_DURATION_MS, cpu_ms, CAP_TIME_MS),
+    CEILING("max_memory", CONF_SIZE, memory_bytes, CAP_SIZE_BYTES),
+    CEILING("max_pids", CONF_COUNT, pids, CAP_PIDS),
+    CEILING("max_tmpfs", CONF_SIZE, tmpfs_bytes, CAP_SIZE_BYTES),
+    CEILING("max_output", CONF_SIZE, output_bytes, CAP_SIZE_BYTES),
+    FLAG("network", network),
+    NUMBER("max_concurrent_jobs", CONF_COUNT, max_concurrent_jobs, 1, MAX_JOBS),
+    CODE("rate", k_rate, false),
+    NUMBER("burst", CONF_COUNT, burst, 1, MAX_BURST),
+    NUMBER("cpu_seconds_per_hour", CONF_COUNT, cpu_seconds_per_hour, 0, MAX_CPU_SECONDS),
+    NUMBER("max_sessions", CONF_COUNT, max_sessions, 0, MAX_SESSIONS),
+};
+#undef FIELD
+#undef NUMBER
+#undef CEILING
+#undef FLAG
+#undef CODE
 #define NTENANT_KEYS (sizeof(tenant_keys) / sizeof(tenant_keys[0]))
+/* tparse.seen has one bit per row. */
+_Static_assert(NTENANT_KEYS <= 32, "too many keys for tparse.seen");
+
+/* A ceiling: non-zero (leave the key out for "the jailer's maximum") and
+ * within the jailer's own caps.  Its own words rather than conf_value.h's
+ * "outside 1..CAP": 0 has a meaning an operator may have guessed wrong. */
+static int ceiling(const struct tkey *k, const char *val, uint64_t *out, char *why, size_t whylen)
+{
+	uint64_t v;
+	int r = conf_parse_number(k->unit, val, 0, UINT64_MAX, &v, why, whylen);
+
+	if (r < 0)
+		return r;
+	if (v == 0) {
+		conf_set_err(why, whylen, "must not be 0 (leave the key out for no ceiling)");
+		return -EINVAL;
+	}
+	if (v > k->max) {
+		conf_set_err(why, whylen, "'%s' is above %llu%s", val, (unsigned long long)k->max,
+			     k->unit == CONF_DURATION_MS ? " ms"
+			     : k->unit == CONF_SIZE	 ? " bytes"
+							 : "");
+		return -EINVAL;
+	}
+	*out = v;
+	return 0;
+}
+
+/* Into an unsigned field of k->size bytes; the row's max fits it (checked
+ * by the assert, a mistake in the table otherwise). */
+static void store_number(const struct tkey *k, void *field, uint64_t v)
+{
+	assert(k->size == sizeof(uint64_t) ||
+	       (k->size == sizeof(uint32_t) && k->max <= UINT32_MAX));
+	if (k->size == sizeof(uint64_t)) {
+		memcpy(field, &v, sizeof(v));
+	} else {
+		uint32_t v32 = (uint32_t)v;
+
+		memcpy(field, &v32, sizeof(v32));
+	}
+}
+
+static int set_key(const struct tkey *k, struct tparse *st, const char *val, char *why,
+		   size_t whylen)
+{
+	char *field = (char *)st->cur + k->off;
+	uint64_t v;
+	int r = -EINVAL;
+
+	/* No default: -Wswitch names a new kind left out here. */
+	switch (k->kind) {
+	case TK_NUMBER:
+		r = conf_parse_number(k->unit, val, k->min, k->max, &v, why, whylen);
+		break;
+	case TK_CEILING:
+		r = ceiling(k, val, &v, why, whylen);
+		break;
+	case TK_BOOL:
+		return conf_parse_bool(val, (bool *)field, why, whylen);
+	case TK_CODE:
+		return k->fn(st, val, why, whylen);
+	}
+	if (r < 0)
+		return r;
+	store_number(k, field, v);
+	return 0;
+}
 
 static void tenant_defaults(struct tenant *t, const char *name)
 {
@@ -403,27 +389,27 @@ static int t_section(void *ctx, const char *inner, char *why, size_t whylen)
 	const char *name;
 
 	if (strncmp(inner, "tenant", 6) != 0 || (inner[6] != ' ' && inner[6] != '\t')) {
-		gw_set_err(why, whylen, "section [%.64s]: unknown section (use [tenant NAME])",
-			   inner);
+		conf_set_err(why, whylen, "section [%.64s]: unknown section (use [tenant NAME])",
+			     inner);
 		return -EINVAL;
 	}
 	name = inner + 7;
 	while (*name == ' ' || *name == '\t')
 		name++;
 	if (!valid_tenant_name(name)) {
-		gw_set_err(why, whylen,
-			   "section [tenant %.64s]: name is not 1-%u characters of [a-z0-9_-]",
-			   name, TENANT_NAME_MAX);
+		conf_set_err(why, whylen,
+			     "section [tenant %.64s]: name is not 1-%u characters of [a-z0-9_-]",
+			     name, TENANT_NAME_MAX);
 		return -EINVAL;
 	}
 	for (size_t i = 0; i < st->n; i++) {
 		if (strcmp(st->t[i].name, name) == 0) {
-			gw_set_err(why, whylen, "section [tenant %s]: appears twice", name);
+			conf_set_err(why, whylen, "section [tenant %s]: appears twice", name);
 			return -EINVAL;
 		}
 	}
 	if (st->n >= TENANT_MAX_TENANTS) {
-		gw_set_err(why, whylen, "more than %u tenants", TENANT_MAX_TENANTS);
+		conf_set_err(why, whylen, "more than %u tenants", TENANT_MAX_TENANTS);
 		return -EINVAL;
 	}
 	if (st->n == st->cap) {
@@ -434,7 +420,7 @@ static int t_section(void *ctx, const char *inner, char *why, size_t whylen)
 			ncap = TENANT_MAX_TENANTS;
 		nt = realloc(st->t, ncap * sizeof(*nt));
 		if (!nt) {
-			gw_set_err(why, whylen, "out of memory");
+			conf_set_err(why, whylen, "out of memory");
 			return -ENOMEM;
 		}
 		st->t = nt;
@@ -449,30 +435,31 @@ static int t_section(void *ctx, const char *inner, char *why, size_t whylen)
 static int t_key(void *ctx, const char *key, const char *val, char *why, size_t whylen)
 {
 	struct tparse *st = ctx;
-	char inner[512];
+	char inner[INI_WHY_MAX];
 	size_t i;
 
 	for (i = 0; i < NTENANT_KEYS; i++)
 		if (strcmp(tenant_keys[i].name, key) == 0)
 			break;
 	if (i == NTENANT_KEYS) {
-		gw_set_err(why, whylen, "key '%s': unknown key in [tenant %s]", key, st->cur->name);
+		conf_set_err(why, whylen, "key '%s': unknown key in [tenant %s]", key,
+			     st->cur->name);
 		return -EINVAL;
 	}
 	if (!tenant_keys[i].repeatable) {
 		if (st->seen & (1u << i)) {
-			gw_set_err(why, whylen, "key '%s': set twice (only key may repeat)", key);
+			conf_set_err(why, whylen, "key '%s': set twice (only key may repeat)", key);
 			return -EINVAL;
 		}
 		st->seen |= 1u << i;
 	}
 	if (val[0] == '\0') {
-		gw_set_err(why, whylen, "key '%s': empty value", key);
+		conf_set_err(why, whylen, "key '%s': empty value", key);
 		return -EINVAL;
 	}
 	inner[0] = '\0';
-	if (tenant_keys[i].fn(st, val, inner, sizeof(inner)) < 0) {
-		gw_set_err(why, whylen, "key '%s': %s", key, inner[0] ? inner : "invalid value");
+	if (set_key(&tenant_keys[i], st, val, inner, sizeof(inner)) < 0) {
+		conf_set_err(why, whylen, "key '%s': %s", key, inner[0] ? inner : "invalid value");
 		return -EINVAL;
 	}
 	return 0;
@@ -481,7 +468,7 @@ static int t_key(void *ctx, const char *key, const char *val, char *why, size_t 
 int tenants_parse(const char *text, size_t len, const char *name, struct tenant_table *out,
 		  char *err, size_t errlen)
 {
-	static const struct gw_ini_ops ops = {t_section, t_key};
+	static const struct ini_handler ops = {t_section, t_key};
 	struct tparse st = {0};
 	int r;
 
@@ -491,18 +478,18 @@ int tenants_parse(const char *text, size_t len, const char *name, struct tenant_
 	out->t = NULL;
 	if (!name)
 		name = "(tenants)";
-	gw_set_err(err, errlen, "%s", "");
+	conf_set_err(err, errlen, "%s", "");
 	st.hashset = calloc(HASHSET_SLOTS, sizeof(*st.hashset));
 	if (!st.hashset) {
-		gw_set_err(err, errlen, "%s: out of memory", name);
+		conf_set_err(err, errlen, "%s: out of memory", name);
 		return -1;
 	}
-	r = gw_ini_parse(text, len, TENANT_MAX_FILE_BYTES, name, &ops, &st, err, errlen);
+	r = ini_parse(text, len, TENANT_MAX_FILE_BYTES, name, &ops, &st, err, errlen);
 	/* Checked after the walk: a tenant that may run nothing is a mistake. */
 	for (size_t i = 0; r == 0 && i < st.n; i++) {
 		if (st.t[i].nlanguages == 0) {
-			gw_set_err(err, errlen, "%s: [tenant %s]: no 'languages' line", name,
-				   st.t[i].name);
+			conf_set_err(err, errlen, "%s: [tenant %s]: no 'languages' line", name,
+				     st.t[i].name);
 			r = -EINVAL;
 		}
 	}
@@ -521,6 +508,11 @@ int tenants_parse(const char *text, size_t len, const char *name, struct tenant_
 
 int tenants_load(const char *path, struct tenant_table *out, char *err, size_t errlen)
 {
+	/* The file decides who may run code: nobody but its owner may write it. */
+	static const struct conf_file_rules rules = {
+	    .max_bytes = TENANT_MAX_FILE_BYTES,
+	    .forbidden_mode = S_IWGRP | S_IWOTH,
+	};
 	char *buf;
 	size_t len;
 	int r;
@@ -531,9 +523,7 @@ int tenants_load(const char *path, struct tenant_table *out, char *err, size_t e
 	out->t = NULL;
 	if (!path)
 		return -1;
-	/* The file decides who may run code: nobody but its owner may write it. */
-	r = gw_read_config_file(path, TENANT_MAX_FILE_BYTES, S_IWGRP | S_IWOTH, &buf, &len, err,
-				errlen);
+	r = conf_read_file(path, &rules, &buf, &len, err, errlen);
 	if (r < 0)
 		return -1;
 	r = tenants_parse(buf, len, path, out, err, errlen);

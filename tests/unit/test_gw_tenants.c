@@ -243,6 +243,85 @@ static void test_rejections(void **state)
 	}
 }
 
+/* Each numeric key at both ends of its range lands in its own field, and one
+ * step past an end is refused with the whole message, so a row of the key
+ * table with another key's bounds, unit or field cannot pass. */
+static void test_key_edges(void **state)
+{
+	static const char lo[] = "[tenant a]\nlanguages = python\n"
+				 "max_timeout = 1\nmax_cpu = 1ms\nmax_memory = 1\nmax_pids = 1\n"
+				 "max_tmpfs = 1\nmax_output = 1\nnetwork = false\n"
+				 "max_concurrent_jobs = 1\nburst = 1\ncpu_seconds_per_hour = 0\n"
+				 "max_sessions = 0\n";
+	static const char hi[] = "[tenant a]\nlanguages = python\n"
+				 "max_timeout = 86400s\nmax_cpu = 86400000\nmax_memory = 1024G\n"
+				 "max_pids = 4194304\nmax_tmpfs = 1099511627776\n"
+				 "max_output = 1048576M\nnetwork = true\n"
+				 "max_concurrent_jobs = 65536\nburst = 1000000\n"
+				 "cpu_seconds_per_hour = 1000000000\nmax_sessions = 1000000\n";
+	static const struct {
+		const char *line;
+		const char *msg;
+	} past[] = {
+	    {"max_timeout = 86400001", "'86400001' is above 86400000 ms"},
+	    {"max_cpu = 86401s", "'86401s' is above 86400000 ms"},
+	    {"max_cpu = 0ms", "must not be 0 (leave the key out for no ceiling)"},
+	    {"max_memory = 1025G", "'1025G' is above 1099511627776 bytes"},
+	    {"max_pids = 4194305", "'4194305' is above 4194304"},
+	    {"max_pids = 0", "must not be 0 (leave the key out for no ceiling)"},
+	    {"max_tmpfs = 1099511627777", "'1099511627777' is above 1099511627776 bytes"},
+	    {"max_output = 1048577M", "'1048577M' is above 1099511627776 bytes"},
+	    {"network = 1", "'1' is not yes, no, true or false"},
+	    {"max_concurrent_jobs = 65537", "'65537' is outside 1..65536"},
+	    {"burst = 1000001", "'1000001' is outside 1..1000000"},
+	    {"burst = 0", "'0' is outside 1..1000000"},
+	    {"cpu_seconds_per_hour = 1000000001", "'1000000001' is outside 0..1000000000"},
+	    {"max_sessions = 1000001", "'1000001' is outside 0..1000000"},
+	};
+	const struct tenant *t;
+	char text[256], want[256];
+
+	(void)state;
+	assert_int_equal(parse(lo), 0);
+	t = &T.t[0];
+	assert_int_equal(t->ceiling.wall_ms, 1);
+	assert_int_equal(t->ceiling.cpu_ms, 1);
+	assert_int_equal(t->ceiling.memory_bytes, 1);
+	assert_int_equal(t->ceiling.pids, 1);
+	assert_int_equal(t->ceiling.tmpfs_bytes, 1);
+	assert_int_equal(t->ceiling.output_bytes, 1);
+	assert_false(t->network);
+	assert_int_equal(t->max_concurrent_jobs, 1);
+	assert_int_equal(t->burst, 1);
+	assert_int_equal(t->cpu_seconds_per_hour, 0);
+	assert_int_equal(t->max_sessions, 0);
+
+	assert_int_equal(parse(hi), 0);
+	t = &T.t[0];
+	assert_int_equal(t->ceiling.wall_ms, 86400000);
+	assert_int_equal(t->ceiling.cpu_ms, 86400000);
+	assert_int_equal(t->ceiling.memory_bytes, 1ull << 40);
+	assert_int_equal(t->ceiling.pids, 4194304);
+	assert_int_equal(t->ceiling.tmpfs_bytes, 1ull << 40);
+	assert_int_equal(t->ceiling.output_bytes, 1ull << 40);
+	assert_true(t->network);
+	assert_int_equal(t->max_concurrent_jobs, 65536);
+	assert_int_equal(t->burst, 1000000);
+	assert_int_equal(t->cpu_seconds_per_hour, 1000000000);
+	assert_int_equal(t->max_sessions, 1000000);
+
+	for (size_t i = 0; i < sizeof(past) / sizeof(past[0]); i++) {
+		size_t keylen = strcspn(past[i].line, " ");
+
+		snprintf(text, sizeof(text), "[tenant a]\nlanguages = python\n%s\n", past[i].line);
+		snprintf(want, sizeof(want), "t.conf:3: key '%.*s': %s", (int)keylen, past[i].line,
+			 past[i].msg);
+		assert_int_equal(parse(text), -1);
+		assert_string_equal(err, want);
+		assert_int_equal(T.n, 0);
+	}
+}
+
 static void test_too_many(void **state)
 {
 	char *text;
@@ -783,6 +862,7 @@ int main(void)
 	    cmocka_unit_test_teardown(test_defaults, teardown_table),
 	    cmocka_unit_test_teardown(test_every_key, teardown_table),
 	    cmocka_unit_test_teardown(test_rejections, teardown_table),
+	    cmocka_unit_test_teardown(test_key_edges, teardown_table),
 	    cmocka_unit_test_teardown(test_too_many, teardown_table),
 	    cmocka_unit_test_teardown(test_text_limits, teardown_table),
 	    cmocka_unit_test(test_generate),
