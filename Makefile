@@ -41,7 +41,7 @@ HELPERS := $(patsubst tests/helpers/%.c,$(BUILD)/tests/%,$(wildcard tests/helper
 BENCH := $(BUILD)/bench/cellgate-bench
 BENCH_HTTP := $(BUILD)/bench/http-load $(BUILD)/bench/sse-idle
 
-.PHONY: all check asan deps fuzz bench bench-http run clean unit-tests format
+.PHONY: all check check-suites asan deps fuzz fuzz-smoke bench bench-http soak run clean unit-tests format
 all: $(BUILD)/cellgate $(BUILD)/cellgate-jailer
 
 $(BUILD)/obj/%.o: %.c
@@ -129,6 +129,11 @@ bench: all $(BENCH)
 # HTTP side by side with the official TypeScript SDK server (bench/http-bench.sh).
 bench-http: all $(BENCH_HTTP)
 	BUILD=$(BUILD) bench/http-bench.sh $(BENCH_ARGS)
+
+# Noisy-neighbour soak: a good and a hostile tenant on a jailer and gateway
+# of its own (as root); SOAK_ARGS='--duration 600' for a longer run.
+soak: all
+	/usr/bin/python3 bench/soak --build $(BUILD) $(SOAK_ARGS)
 
 # A development jailer and gateway on http://127.0.0.1:8000/mcp (as root).
 run: all
