@@ -31,6 +31,9 @@ static const char *const denied_eperm[] = {
 	"bpf", "perf_event_open", "userfaultfd",
 	/* keyrings are not namespaced: they would let jobs talk to each other */
 	"keyctl", "add_key", "request_key",
+	/* watches on the shared read-only binds would show a job (and the
+	 * host's) opens and reads of those files to another job */
+	"inotify_init", "inotify_init1", "inotify_add_watch", "fanotify_init", "fanotify_mark",
 	/* modules, kexec, reboot, swap, accounting, quotas, kernel log */
 	"init_module", "finit_module", "delete_module", "kexec_load", "kexec_file_load",
 	"reboot", "swapon", "swapoff", "acct", "quotactl", "quotactl_fd", "syslog",

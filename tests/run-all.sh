@@ -2,7 +2,8 @@
 # Runs every suite against the binaries in $BUILD and prints one summary
 # line "N passed, N failed".  Exits non-zero on any failure.
 #  - unit tests: build/tests/test_* (cmocka)
-#  - integration + attacks: tests/integration/run.py (real jailer + gateway)
+#  - integration: tests/integration/run.py (real jailer + gateway)
+#  - attacks: tests/attacks/run.py (the attack corpus, real jailer + gateway)
 #  - interop: tests/interop/run.sh (the official MCP TypeScript SDK client)
 # Each suite reports with a line "RESULT passed=N failed=N skipped=N".
 set -u
@@ -48,9 +49,10 @@ for t in "$BUILD"/tests/test_*; do
 	fi
 done
 
-for suite in integration interop; do
+for suite in integration attacks interop; do
 	case $suite in
 	integration) cmd=(/usr/bin/python3 tests/integration/run.py) ;;
+	attacks) cmd=(/usr/bin/python3 tests/attacks/run.py) ;;
 	interop) cmd=(bash tests/interop/run.sh) ;;
 	esac
 	[ -e "${cmd[-1]}" ] || continue

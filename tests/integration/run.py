@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Runs the integration and attack suites against $BUILD/cellgate and
+"""Runs the integration suite against $BUILD/cellgate and
 $BUILD/cellgate-jailer (BUILD defaults to "build", relative to the repo).
 
   /usr/bin/python3 tests/integration/run.py [-k PATTERN]... [-x] [--list]

@@ -1,0 +1,2 @@
+# status: memory
+x = b'\x01' * (1 << 30)

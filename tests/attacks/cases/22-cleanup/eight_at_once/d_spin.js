@@ -1,0 +1,3 @@
+// status: timeout
+// timeout_s: 1
+for (;;) {}

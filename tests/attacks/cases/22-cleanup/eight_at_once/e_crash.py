@@ -1,0 +1,4 @@
+# status: signal
+# signal: 11
+import ctypes
+ctypes.string_at(0)

@@ -1,0 +1,3 @@
+// status: ok
+// stdout: js ok
+setTimeout(() => console.log('js ok'), 300);
