@@ -96,7 +96,8 @@ check: deps-if-missing
 
 asan:
 	$(MAKE) BUILD=build-asan OPT='-O1 -g -fno-omit-frame-pointer' \
-		HARDEN='-fPIE' SAN='-fsanitize=address,undefined -fno-sanitize-recover=undefined' check
+		HARDEN='-fPIE' SAN='-fsanitize=address,undefined -fno-sanitize-recover=undefined' \
+		CELLGATE_SUITES='unit integration attacks interop' check
 
 DEB_PKGS := build-essential pkg-config clang bubblewrap libevent-dev libcjson-dev libcap-ng-dev \
 	libseccomp-dev libsystemd-dev libssl-dev libcmocka-dev python3 util-linux procps curl
@@ -114,14 +115,8 @@ deps-if-missing:
 	    || ! test -x /usr/bin/python3 || ! command -v node >/dev/null || ! command -v npm >/dev/null; \
 	then echo "make: build or test packages missing, running 'make deps'"; $(MAKE) deps; fi
 
-fuzz: $(BUILD)/fuzz/fuzz_ipc_decode
-	mkdir -p $(BUILD)/fuzz/corpus
-	$(BUILD)/fuzz/fuzz_ipc_decode $(BUILD)/fuzz/corpus tests/fuzz/corpus/ipc_decode \
-		-max_total_time=$${FUZZ_SECONDS:-60}
-$(BUILD)/fuzz/fuzz_ipc_decode: tests/fuzz/fuzz_ipc_decode.c $(IPC_SRC)
-	@mkdir -p $(dir $@)
-	clang -std=c17 -D_GNU_SOURCE -g -O1 -Iipc-proto -fsanitize=fuzzer,address,undefined \
-		-o $@ $^
+# libFuzzer targets: make fuzz-smoke (bounded, in make check), make fuzz.
+include tests/fuzz/fuzz.mk
 
 bench: all $(BENCH)
 	$(BENCH) --build $(BUILD) $(BENCH_ARGS)

@@ -1,6 +1,6 @@
-/* `cellgate --listen ADDR:PORT`: the evhttp listeners and the router that
- * sends each request through the guards to its transport, plus /healthz
- * and /metrics.
+/* `cellgate --listen ADDR:PORT`: configuration, tenants, audit log and
+ * jailer connection, the listeners (http_listener.h), signals, and an
+ * orderly shutdown.
  */
 #ifndef CELLGATE_HTTP_SERVER_H
 #define CELLGATE_HTTP_SERVER_H

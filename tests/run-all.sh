@@ -4,8 +4,14 @@
 #  - unit tests: build/tests/test_* (cmocka)
 #  - integration: tests/integration/run.py (real jailer + gateway)
 #  - attacks: tests/attacks/run.py (the attack corpus, real jailer + gateway)
+#  - attacks: tests/attacks/run.py (the attack corpus)
 #  - interop: tests/interop/run.sh (the official MCP TypeScript SDK client)
-# Each suite reports with a line "RESULT passed=N failed=N skipped=N".
+#  - fuzz: `make fuzz-smoke` (every libFuzzer target, bounded; one result)
+#  - soak: bench/soak, two minutes (one result)
+# Each suite reports with a line "RESULT passed=N failed=N skipped=N"; fuzz
+# and soak count as one test each, by exit status.  CELLGATE_SUITES picks
+# suites (default: all of them; `make asan` leaves out fuzz and soak, which
+# have their own sanitizers or nothing to gain from them).
 set -u
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
@@ -33,6 +39,7 @@ count_result() { # file
 }
 
 for t in "$BUILD"/tests/test_*; do
+	[[ " ${CELLGATE_SUITES:-unit} " == *" unit "* ]] || break
 	[ -x "$t" ] || continue
 	name=$(basename "$t")
 	echo "== unit: $name"
@@ -49,16 +56,36 @@ for t in "$BUILD"/tests/test_*; do
 	fi
 done
 
-for suite in integration attacks interop; do
+SUITES=${CELLGATE_SUITES:-unit integration attacks interop fuzz soak}
+wanted() { [[ " $SUITES " == *" $1 "* ]]; }
+
+for suite in integration attacks interop fuzz soak; do
+	wanted "$suite" || continue
 	case $suite in
 	integration) cmd=(/usr/bin/python3 tests/integration/run.py) ;;
 	attacks) cmd=(/usr/bin/python3 tests/attacks/run.py) ;;
 	interop) cmd=(bash tests/interop/run.sh) ;;
+	fuzz) cmd=(make --no-print-directory BUILD="$BUILD" fuzz-smoke) ;;
+	soak) cmd=(/usr/bin/python3 bench/soak --build "$BUILD") ;;
 	esac
-	[ -e "${cmd[-1]}" ] || continue
 	echo "== $suite"
-	"${cmd[@]}" 2>&1 | tee "$log/$suite" | sed 's/^/  /'
-	count_result "$log/$suite"
+	case $suite in
+	fuzz | soak)
+		if "${cmd[@]}" >"$log/$suite" 2>&1; then
+			tail -n 25 "$log/$suite" | sed 's/^/  /'
+			passed=$((passed + 1))
+		else
+			tail -n 60 "$log/$suite" | sed 's/^/  /'
+			echo "  $suite FAILED"
+			failed=$((failed + 1))
+		fi
+		;;
+	*)
+		[ -e "${cmd[-1]}" ] || continue
+		"${cmd[@]}" 2>&1 | tee "$log/$suite" | sed 's/^/  /'
+		count_result "$log/$suite"
+		;;
+	esac
 done
 
 echo
