@@ -6,7 +6,6 @@
 # stdout_lacks: @@REPO@@
 # stdout_lacks: jailer.sock
 # stdout_lacks: jailer.conf
-# stdout_lacks: /work/
 #   The cmdline and environ of every visible process and the mount table:
 #   none may show where the jailer, its socket, its policy or this test's
 #   directory live on the host.
