@@ -16,6 +16,7 @@
 #include "jailer_client.h"
 #include "log.h"
 #include "metrics.h"
+#include "sd_service.h"
 
 struct tenant_state *http_gateway_state(struct http_gateway *gw, const struct tenant *t)
 {
@@ -64,6 +65,7 @@ int http_serve(const char *config_path, const char *listen, const char *jailer_s
 	struct http_gateway gw = {0};
 	struct http_listener main_l = {0}, metrics_l = {0};
 	struct event *sigterm = NULL, *sigint = NULL;
+	struct sd_service *sd = NULL;
 	char err[512];
 	int rc = 1;
 
@@ -137,10 +139,14 @@ int http_serve(const char *config_path, const char *listen, const char *jailer_s
 	if (!sigterm || !sigint || evsignal_add(sigterm, NULL) < 0 || evsignal_add(sigint, NULL) < 0)
 		goto out;
 	gw_log(GW_LOG_INFO, "ready: %zu tenant(s)", tenants.n);
+	char status[GW_ADDR_MAX + 96];
+	snprintf(status, sizeof(status), "serving %zu tenant(s) on %s", tenants.n, cfg.listen);
+	sd = sd_service_ready(gw.base, status);
 	if (event_base_dispatch(gw.base) < 0)
 		goto out;
 	rc = 0;
 out:
+	sd_service_stopping(sd);
 	/* Sessions first: their jobs are killed and their end records
 	 * written while the jailer connection and the audit log still exist. */
 	if (gw.sessions)
@@ -158,6 +164,7 @@ out:
 		audit_close(gw.audit);
 	free(gw.states);
 	tenants_free(&tenants);
+	sd_service_free(sd);
 	if (gw.base)
 		event_base_free(gw.base);
 	return rc;

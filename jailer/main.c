@@ -224,5 +224,12 @@ int main(int argc, char **argv)
 	log_info("ready (%s, cgroup v%d, %zu profile(s))",
 		 conn_fd >= 0 ? "fd" : listen_path ? "listen" : "socket-activated", (int)cg.version,
 		 pol.nprofiles);
+	/* Type=notify.  Never as the setuid helper (--fd): its environment
+	 * is the caller's to choose, and it has been cleared anyway. */
+	if (conn_fd < 0) {
+		int nrc = sd_notify(0, "READY=1");
+		if (nrc < 0)
+			log_warn("systemd notification failed: %s", strerror(-nrc));
+	}
 	return server_run(&cfg);
 }

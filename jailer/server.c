@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
+#include <systemd/sd-daemon.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -253,6 +254,8 @@ static void handle_signal(struct server *sv)
 		return;
 	}
 	log_info("signal %u: finishing running jobs, accepting no more", si.ssi_signo);
+	if (!sv->stopping && sv->listen_fd >= 0)
+		(void)sd_notify(0, "STOPPING=1"); /* not as the setuid helper (no listen_fd) */
 	sv->stopping = true;
 	if (sv->listen_fd >= 0) {
 		epoll_ctl(sv->ep, EPOLL_CTL_DEL, sv->listen_fd, NULL);
