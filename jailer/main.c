@@ -34,6 +34,8 @@ static void usage(FILE *f)
 		"; built-in defaults when absent)\n"
 		"  --listen PATH  listen on a SOCK_SEQPACKET unix socket (development, tests)\n"
 		"  --fd N         serve the one connected socket N (setuid helper mode)\n"
+		"  --idle-exit S  (socket activation only) exit after S seconds with no\n"
+		"                 connection and no job; the socket starts it again\n"
 		"  --check        load and validate the policy, print a summary, exit\n");
 }
 
@@ -106,11 +108,13 @@ int main(int argc, char **argv)
 
 	const char *policy_path = NULL, *listen_path = NULL;
 	int conn_fd = -1;
+	unsigned idle_exit_s = 0;
 	bool check = false;
 	static const struct option opts[] = {
 		{"policy", required_argument, NULL, 'p'}, {"listen", required_argument, NULL, 'l'},
 		{"fd", required_argument, NULL, 'f'},     {"check", no_argument, NULL, 'c'},
 		{"help", no_argument, NULL, 'h'},         {"version", no_argument, NULL, 'V'},
+		{"idle-exit", required_argument, NULL, 'i'},
 		{NULL, 0, NULL, 0},
 	};
 	int c;
@@ -134,6 +138,15 @@ int main(int argc, char **argv)
 		case 'c':
 			check = true;
 			break;
+		case 'i': {
+			char *end;
+			errno = 0;
+			unsigned long v = strtoul(optarg, &end, 10);
+			if (errno || end == optarg || *end || v < 1 || v > 86400)
+				fatal("--idle-exit: expected seconds, 1-86400");
+			idle_exit_s = (unsigned)v;
+			break;
+		}
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -149,10 +162,13 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if (setuid_mode && (policy_path || listen_path || conn_fd < 0))
+	if (setuid_mode && (policy_path || listen_path || conn_fd < 0 || idle_exit_s))
 		fatal("started setuid: only --fd N is accepted, with the installed policy");
 	if (listen_path && conn_fd >= 0)
 		fatal("--listen and --fd exclude each other");
+	/* Exiting when idle is only safe when something starts us again. */
+	if (idle_exit_s && (listen_path || conn_fd >= 0))
+		fatal("--idle-exit needs socket activation (no --listen, no --fd)");
 	if (geteuid() != 0)
 		fatal("must run as root (socket-activated service, setuid helper, or sudo)");
 	if (setuid_mode && setresuid(0, 0, 0) < 0)
@@ -220,6 +236,7 @@ int main(int argc, char **argv)
 		if (sd_is_socket_unix(SD_LISTEN_FDS_START, SOCK_SEQPACKET, 1, NULL, 0) <= 0)
 			fatal("the activated socket is not a listening SOCK_SEQPACKET unix socket");
 		cfg.listen_fd = SD_LISTEN_FDS_START;
+		cfg.idle_exit_s = idle_exit_s;
 	}
 	log_info("ready (%s, cgroup v%d, %zu profile(s))",
 		 conn_fd >= 0 ? "fd" : listen_path ? "listen" : "socket-activated", (int)cg.version,

@@ -295,11 +295,20 @@ int server_run(const struct server_config *cfg)
 		if ((sv.stopping || (single && sv.nconns == 0)) && sv.running == 0)
 			break;
 		struct epoll_event evs[16];
-		int n = epoll_wait(sv.ep, evs, 16, -1);
+		/* Idle: no connection and no job.  The socket stays with systemd,
+		 * which starts us again on the next connection. */
+		bool idle = cfg->idle_exit_s && sv.nconns == 0 && sv.running == 0 && !sv.stopping;
+		int n = epoll_wait(sv.ep, evs, 16, idle ? (int)cfg->idle_exit_s * 1000 : -1);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			fatal("epoll_wait: %s", strerror(errno));
+		}
+		if (n == 0 && idle) {
+			log_info("idle for %u s: exiting until the socket is used again",
+				 cfg->idle_exit_s);
+			(void)sd_notify(0, "STOPPING=1");
+			break;
 		}
 		for (int i = 0; i < n; i++) {
 			int fd = evs[i].data.fd;

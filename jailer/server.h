@@ -16,10 +16,12 @@ struct server_config {
 	const struct sock_fprog *seccomp;
 	int listen_fd; /* a listening SOCK_SEQPACKET socket, or -1 */
 	int conn_fd;   /* --fd mode: one already connected socket, or -1 */
+	unsigned idle_exit_s; /* socket activation: exit after this long idle (0 never) */
 };
 
-/* Runs until SIGTERM/SIGINT (listen mode) or until the one connection of
- * --fd mode closes and its jobs are done.  Returns the exit code. */
+/* Runs until SIGTERM/SIGINT (listen mode), until the one connection of
+ * --fd mode closes and its jobs are done, or (idle_exit_s) until nothing
+ * has been connected or running for that long.  Returns the exit code. */
 int server_run(const struct server_config *cfg);
 
 #endif
