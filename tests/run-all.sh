@@ -6,6 +6,8 @@
 #  - attacks: tests/attacks/run.py (the attack corpus, real jailer + gateway)
 #  - attacks: tests/attacks/run.py (the attack corpus)
 #  - interop: tests/interop/run.sh (the official MCP TypeScript SDK client)
+#  - systemd: systemd/verify.sh (sysusers, tmpfiles and every unit verified
+#    on a scratch root; one result)
 #  - fuzz: `make fuzz-smoke` (every libFuzzer target, bounded; one result)
 #  - soak: bench/soak, two minutes (one result)
 # Each suite reports with a line "RESULT passed=N failed=N skipped=N"; fuzz
@@ -56,21 +58,22 @@ for t in "$BUILD"/tests/test_*; do
 	fi
 done
 
-SUITES=${CELLGATE_SUITES:-unit integration attacks interop fuzz soak}
+SUITES=${CELLGATE_SUITES:-unit integration attacks interop systemd fuzz soak}
 wanted() { [[ " $SUITES " == *" $1 "* ]]; }
 
-for suite in integration attacks interop fuzz soak; do
+for suite in integration attacks interop systemd fuzz soak; do
 	wanted "$suite" || continue
 	case $suite in
 	integration) cmd=(/usr/bin/python3 tests/integration/run.py) ;;
 	attacks) cmd=(/usr/bin/python3 tests/attacks/run.py) ;;
 	interop) cmd=(bash tests/interop/run.sh) ;;
+	systemd) cmd=(bash systemd/verify.sh) ;;
 	fuzz) cmd=(make --no-print-directory BUILD="$BUILD" fuzz-smoke) ;;
 	soak) cmd=(/usr/bin/python3 bench/soak --build "$BUILD") ;;
 	esac
 	echo "== $suite"
 	case $suite in
-	fuzz | soak)
+	systemd | fuzz | soak)
 		if "${cmd[@]}" >"$log/$suite" 2>&1; then
 			tail -n 25 "$log/$suite" | sed 's/^/  /'
 			passed=$((passed + 1))
