@@ -128,10 +128,7 @@ static struct {
 	char *body;
 	size_t body_len;
 	/* target */
-	struct sockaddr_storage addr;
-	socklen_t addrlen;
-	char hostport[300];
-	char path[2048];
+	struct http_url target; /* --url, parsed */
 	/* request template: head ends with "Content-Length: " when there is an id */
 	char *req; /* the whole request when the body has no {{id}} */
 	size_t req_len;
@@ -292,73 +289,17 @@ static void read_file(const char *path, char **buf, size_t *len)
 		die("%s: %s", path, strerror(errno));
 }
 
-/* http://HOST[:PORT][/PATH]; HOST may be [v6]. */
 static void parse_url(const char *url)
 {
-	const char *p, *auth_end, *host_end, *port = NULL;
-	char host[256], portbuf[8];
-	struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM}, *res;
-	size_t hl;
-	int rc;
-
-	if (strncmp(url, "http://", 7) != 0)
-		die("--url: only http:// URLs");
-	p = url + 7;
-	auth_end = p + strcspn(p, "/?");
-	if (auth_end == p || (size_t)(auth_end - p) >= sizeof(g.hostport))
-		die("--url: bad host");
-	memcpy(g.hostport, p, (size_t)(auth_end - p));
-	g.hostport[auth_end - p] = '\0';
-	if (*p == '[') {
-		host_end = memchr(p, ']', (size_t)(auth_end - p));
-		if (!host_end)
-			die("--url: unterminated [");
-		p++;
-		if (host_end + 1 < auth_end && host_end[1] == ':')
-			port = host_end + 2;
-	} else {
-		host_end = memchr(p, ':', (size_t)(auth_end - p));
-		if (host_end)
-			port = host_end + 1;
-		else
-			host_end = auth_end;
-	}
-	hl = (size_t)(host_end - p);
-	if (hl == 0 || hl >= sizeof(host))
-		die("--url: bad host");
-	memcpy(host, p, hl);
-	host[hl] = '\0';
-	if (!port) {
-		port = "80";
-	} else {
-		size_t pl = (size_t)(auth_end - port);
-
-		if (pl == 0 || pl >= sizeof(portbuf))
-			die("--url: bad port");
-		memcpy(portbuf, port, pl);
-		portbuf[pl] = '\0';
-		port = portbuf;
-	}
-	if (*auth_end == '\0')
-		strcpy(g.path, "/");
-	else if (*auth_end == '?')
-		snprintf(g.path, sizeof(g.path), "/%s", auth_end);
-	else if (strlen(auth_end) < sizeof(g.path))
-		strcpy(g.path, auth_end);
-	else
-		die("--url: path too long");
-	rc = getaddrinfo(host, port, &hints, &res);
-	if (rc != 0)
-		die("%s: %s", host, gai_strerror(rc));
-	memcpy(&g.addr, res->ai_addr, res->ai_addrlen);
-	g.addrlen = res->ai_addrlen;
-	freeaddrinfo(res);
+	char err[300];
+	if (http_url_parse(url, &g.target, err, sizeof(err)) < 0)
+		die("--url: %s", err);
 }
 
 /* Builds the request once; with {{id}} only the head is shared. */
 static void build_request(void)
 {
-	size_t cap = strlen(g.method) + strlen(g.path) + strlen(g.hostport) + 64, len;
+	size_t cap = strlen(g.method) + strlen(g.target.path) + strlen(g.target.hostport) + 64, len;
 	bool has_body = g.body != NULL;
 	bool user_host = false;
 	char *h;
@@ -368,9 +309,9 @@ static void build_request(void)
 		user_host |= strncasecmp(g.headers[i], "host:", 5) == 0;
 	}
 	h = xmalloc(cap + 32);
-	len = (size_t)snprintf(h, cap, "%s %s HTTP/1.1\r\n", g.method, g.path);
+	len = (size_t)snprintf(h, cap, "%s %s HTTP/1.1\r\n", g.method, g.target.path);
 	if (!user_host)
-		len += (size_t)snprintf(h + len, cap - len, "Host: %s\r\n", g.hostport);
+		len += (size_t)snprintf(h + len, cap - len, "Host: %s\r\n", g.target.hostport);
 	for (unsigned i = 0; i < g.nheaders; i++)
 		len += (size_t)snprintf(h + len, cap - len, "%s\r\n", g.headers[i]);
 	g.id_at = SIZE_MAX;
@@ -486,14 +427,15 @@ static void conn_open(struct conn *c, uint64_t now)
 	struct epoll_event ev = {.events = EPOLLIN | EPOLLOUT, .data.ptr = c};
 	int one = 1;
 
-	c->fd = socket(g.addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	c->fd = socket(g.target.addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (c->fd < 0)
 		die("socket: %s (raise ulimit -n?)", strerror(errno));
 	if (setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) != 0)
 		die("setsockopt TCP_NODELAY: %s", strerror(errno));
 	c->in_len = 0;
 	c->t_sent = now; /* the connect counts against the timeout */
-	if (connect(c->fd, (struct sockaddr *)&g.addr, g.addrlen) != 0 && errno != EINPROGRESS) {
+	if (connect(c->fd, (struct sockaddr *)&g.target.addr, g.target.addrlen) != 0 &&
+	    errno != EINPROGRESS) {
 		char msg[128];
 
 		snprintf(msg, sizeof(msg), "connect: %s", strerror(errno));

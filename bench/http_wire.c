@@ -6,6 +6,8 @@
 #include "http_wire.h"
 
 #include <ctype.h>
+#include <netdb.h>
+#include <stdio.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -244,4 +246,87 @@ int http_wire_feed(struct http_wire *w, const char *buf, size_t len, size_t *use
 	}
 	*used = off;
 	return w->st == HTTP_WIRE_S_DONE ? HTTP_WIRE_DONE : HTTP_WIRE_MORE;
+}
+
+/* http://HOST[:PORT][/PATH]; HOST may be [v6]. */
+int http_url_parse(const char *url, struct http_url *u, char *err, size_t errlen)
+{
+	const char *p, *auth_end, *host_end, *port = NULL;
+	char host[256], portbuf[8];
+	struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM}, *res;
+	size_t hl;
+	int rc;
+
+	if (strncmp(url, "http://", 7) != 0) {
+		snprintf(err, errlen, "%s", "only http:// URLs");
+		return -1;
+	}
+	p = url + 7;
+	auth_end = p + strcspn(p, "/?");
+	if (auth_end == p || (size_t)(auth_end - p) >= sizeof(u->hostport)) {
+		snprintf(err, errlen, "%s", "bad host");
+		return -1;
+	}
+	memcpy(u->hostport, p, (size_t)(auth_end - p));
+	u->hostport[auth_end - p] = '\0';
+	if (*p == '[') {
+		host_end = memchr(p, ']', (size_t)(auth_end - p));
+		if (!host_end) {
+			snprintf(err, errlen, "%s", "unterminated [");
+			return -1;
+		}
+		p++;
+		if (host_end + 1 < auth_end && host_end[1] == ':')
+			port = host_end + 2;
+	} else {
+		host_end = memchr(p, ':', (size_t)(auth_end - p));
+		if (host_end)
+			port = host_end + 1;
+		else
+			host_end = auth_end;
+	}
+	hl = (size_t)(host_end - p);
+	if (hl == 0 || hl >= sizeof(host)) {
+		snprintf(err, errlen, "%s", "bad host");
+		return -1;
+	}
+	memcpy(host, p, hl);
+	host[hl] = '\0';
+	if (!port) {
+		port = "80";
+	} else {
+		size_t pl = (size_t)(auth_end - port);
+
+		if (pl == 0 || pl >= sizeof(portbuf)) {
+			snprintf(err, errlen, "%s", "bad port");
+			return -1;
+		}
+		memcpy(portbuf, port, pl);
+		portbuf[pl] = '\0';
+		port = portbuf;
+	}
+	if (*auth_end == '\0')
+		strcpy(u->path, "/");
+	else if (*auth_end == '?')
+		snprintf(u->path, sizeof(u->path), "/%s", auth_end);
+	else if (strlen(auth_end) < sizeof(u->path))
+		strcpy(u->path, auth_end);
+	else {
+		snprintf(err, errlen, "%s", "path too long");
+		return -1;
+	}
+	rc = getaddrinfo(host, port, &hints, &res);
+	if (rc != 0) {
+		snprintf(err, errlen, "%s: %s", host, gai_strerror(rc));
+		return -1;
+	}
+	if (res->ai_addrlen > sizeof(u->addr)) {
+		freeaddrinfo(res);
+		snprintf(err, errlen, "%s: address too long", host);
+		return -1;
+	}
+	memcpy(&u->addr, res->ai_addr, res->ai_addrlen);
+	u->addrlen = res->ai_addrlen;
+	freeaddrinfo(res);
+	return 0;
 }

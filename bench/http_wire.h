@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
 
 enum http_wire_rc {
 	HTTP_WIRE_ERROR = -1, /* malformed, or a head longer than head_max */
@@ -69,5 +70,18 @@ int http_wire_feed(struct http_wire *w, const char *buf, size_t len, size_t *use
 /* True when the body runs until the server closes the connection, so that
  * the close completes the response instead of cutting it short. */
 bool http_wire_ends_at_close(const struct http_wire *w);
+
+/* A parsed http:// URL: the Host header value, the request path (with any
+ * query), and the resolved address. */
+struct http_url {
+	struct sockaddr_storage addr;
+	socklen_t addrlen;
+	char hostport[300];
+	char path[2048];
+};
+
+/* Parse and resolve "http://HOST[:PORT][/PATH]" (HOST may be [v6]); 0, or
+ * -1 with the reason in err. */
+int http_url_parse(const char *url, struct http_url *u, char *err, size_t errlen);
 
 #endif

@@ -72,10 +72,7 @@ static struct {
 	const char *headers[MAX_HEADERS];
 	unsigned nheaders;
 	long pid;
-	struct sockaddr_storage addr;
-	socklen_t addrlen;
-	char hostport[300];
-	char path[2048];
+	struct http_url target; /* --url, parsed */
 	char *req;
 	size_t req_len;
 	int ep;
@@ -118,72 +115,16 @@ static double parse_num(const char *opt, const char *s, double min, double max)
 	return v;
 }
 
-/* http://HOST[:PORT][/PATH]; HOST may be [v6]. */
 static void parse_url(const char *url)
 {
-	const char *p, *auth_end, *host_end, *port = NULL;
-	char host[256], portbuf[8];
-	struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM}, *res;
-	size_t hl;
-	int rc;
-
-	if (strncmp(url, "http://", 7) != 0)
-		die("--url: only http:// URLs");
-	p = url + 7;
-	auth_end = p + strcspn(p, "/?");
-	if (auth_end == p || (size_t)(auth_end - p) >= sizeof(g.hostport))
-		die("--url: bad host");
-	memcpy(g.hostport, p, (size_t)(auth_end - p));
-	g.hostport[auth_end - p] = '\0';
-	if (*p == '[') {
-		host_end = memchr(p, ']', (size_t)(auth_end - p));
-		if (!host_end)
-			die("--url: unterminated [");
-		p++;
-		if (host_end + 1 < auth_end && host_end[1] == ':')
-			port = host_end + 2;
-	} else {
-		host_end = memchr(p, ':', (size_t)(auth_end - p));
-		if (host_end)
-			port = host_end + 1;
-		else
-			host_end = auth_end;
-	}
-	hl = (size_t)(host_end - p);
-	if (hl == 0 || hl >= sizeof(host))
-		die("--url: bad host");
-	memcpy(host, p, hl);
-	host[hl] = '\0';
-	if (!port) {
-		port = "80";
-	} else {
-		size_t pl = (size_t)(auth_end - port);
-
-		if (pl == 0 || pl >= sizeof(portbuf))
-			die("--url: bad port");
-		memcpy(portbuf, port, pl);
-		portbuf[pl] = '\0';
-		port = portbuf;
-	}
-	if (*auth_end == '\0')
-		strcpy(g.path, "/");
-	else if (*auth_end == '?')
-		snprintf(g.path, sizeof(g.path), "/%s", auth_end);
-	else if (strlen(auth_end) < sizeof(g.path))
-		strcpy(g.path, auth_end);
-	else
-		die("--url: path too long");
-	rc = getaddrinfo(host, port, &hints, &res);
-	if (rc != 0)
-		die("%s: %s", host, gai_strerror(rc));
-	memcpy(&g.addr, res->ai_addr, res->ai_addrlen);
-	g.addrlen = res->ai_addrlen;
-	freeaddrinfo(res);
+	char err[300];
+	if (http_url_parse(url, &g.target, err, sizeof(err)) < 0)
+		die("--url: %s", err);
 }
 
 static void build_request(void)
 {
-	size_t cap = strlen(g.path) + strlen(g.hostport) + 128, len;
+	size_t cap = strlen(g.target.path) + strlen(g.target.hostport) + 128, len;
 	bool user_accept = false;
 
 	for (unsigned i = 0; i < g.nheaders; i++) {
@@ -193,7 +134,8 @@ static void build_request(void)
 	g.req = malloc(cap);
 	if (!g.req)
 		die("out of memory");
-	len = (size_t)snprintf(g.req, cap, "GET %s HTTP/1.1\r\nHost: %s\r\n", g.path, g.hostport);
+	len = (size_t)snprintf(g.req, cap, "GET %s HTTP/1.1\r\nHost: %s\r\n", g.target.path,
+			       g.target.hostport);
 	if (!user_accept)
 		len += (size_t)snprintf(g.req + len, cap - len, "Accept: text/event-stream\r\n");
 	for (unsigned i = 0; i < g.nheaders; i++)
@@ -270,7 +212,7 @@ static void stream_start(struct stream *s)
 {
 	struct epoll_event ev = {.events = EPOLLIN | EPOLLOUT, .data.ptr = s};
 
-	s->fd = socket(g.addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	s->fd = socket(g.target.addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (s->fd < 0) {
 		/* Out of descriptors is this machine's limit, not the server's. */
 		if (errno == EMFILE || errno == ENFILE)
@@ -279,7 +221,8 @@ static void stream_start(struct stream *s)
 	}
 	g.in_handshake++;
 	s->st = S_CONNECTING;
-	if (connect(s->fd, (struct sockaddr *)&g.addr, g.addrlen) != 0 && errno != EINPROGRESS) {
+	if (connect(s->fd, (struct sockaddr *)&g.target.addr, g.target.addrlen) != 0 &&
+	    errno != EINPROGRESS) {
 		stream_fail(s, F_CONNECT, strerror(errno));
 		return;
 	}
