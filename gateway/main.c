@@ -29,14 +29,17 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: cellgate --stdio [--config FILE] [--jailer-socket PATH] [--jailer PATH]\n"
 		"       cellgate --listen ADDR:PORT [--config FILE] [--jailer-socket PATH]\n"
+		"       cellgate --config FILE [--jailer-socket PATH]\n"
 		"       cellgate key new --tenant NAME\n"
 		"       cellgate audit verify FILE\n"
 		"       cellgate run [--language python|javascript] [--timeout SECONDS]\n"
 		"                    [--jailer-socket PATH] [--jailer PATH] FILE|-\n"
 		"  --stdio          serve MCP on stdin/stdout (logs go to stderr)\n"
 		"  --listen         serve MCP over HTTP: Streamable HTTP at /mcp, HTTP+SSE at\n"
-		"                   /sse and /messages, /healthz, /metrics\n"
-		"  --config FILE    gateway configuration (default " GW_CONFIG_DEFAULT_PATH ")\n"
+		"                   /sse and /messages, /healthz, /metrics (overrides the\n"
+		"                   configuration's `listen`)\n"
+		"  --config FILE    gateway configuration (default " GW_CONFIG_DEFAULT_PATH ");\n"
+		"                   given alone, serve HTTP on its `listen` address\n"
 		"  --jailer-socket  the jailer's socket (default " JAILER_DEFAULT_SOCKET
 		" when present,\n"
 		"                   else the setuid helper is started)\n"
@@ -255,11 +258,17 @@ int main(int argc, char **argv)
 		ro.jailer_path = helper;
 		return run_cli(&ro);
 	}
-	if (stdio == (listen != NULL) || optind != argc || ro.language || ro.timeout_s > 0) {
+	/* HTTP is asked for with --listen, or with --config alone (the service:
+	 * the address is the file's `listen`, so the file is the one place to
+	 * change it).  A bare `cellgate` stays a usage error rather than
+	 * quietly opening a port. */
+	bool http = listen || (config && !stdio);
+	if ((stdio && listen) || (!stdio && !http) || optind != argc || ro.language ||
+	    ro.timeout_s > 0) {
 		usage(stderr);
 		return 2;
 	}
-	if (listen)
+	if (http)
 		return http_serve(config, listen, sock,
 				  strcmp(helper, CELLGATE_JAILER_PATH) ? helper : NULL);
 	return serve_stdio(config, sock, helper);

@@ -80,10 +80,12 @@ class Gateway:
     fields hold "key".  gateway/limits/audit: extra keys of those config
     sections.  audit=True: an audit file (self.audit_file) in the temp dir.
     preexec: run in the child before exec (e.g. setrlimit); args: more
-    command-line arguments (e.g. --verbose)."""
+    command-line arguments (e.g. --verbose).  config_listen=True: the
+    address goes into the file's `listen` and the gateway is started with
+    --config alone, as the systemd unit does."""
 
     def __init__(self, ctx, tenants=None, gateway=None, limits=None, audit=False,
-                 preexec=None, args=(), start=True):
+                 preexec=None, args=(), start=True, config_listen=False):
         self.ctx = ctx
         n = sum(1 for g in ctx.gateways if isinstance(g, Gateway))
         self.name = "http-gateway%d" % n
@@ -111,6 +113,8 @@ class Gateway:
         if limits:
             conf.append(("limits", limits))
         conf.append(("audit", au))
+        self.conf = conf
+        self.config_listen = config_listen
         write_private(self.config_path, ini(conf))
         self.preexec = preexec
         self.args = list(args)
@@ -129,10 +133,15 @@ class Gateway:
 
     def start(self, timeout=10.0):
         self.port = free_port()
+        argv = [GATEWAY_BIN, "--listen", self.host, "--config", self.config_path]
+        if self.config_listen:
+            self.conf[0][1]["listen"] = self.host
+            write_private(self.config_path, ini(self.conf))
+            argv = [GATEWAY_BIN, "--config", self.config_path]
         errf = open(self.stderr_path, "ab")
         try:
             self.proc = subprocess.Popen(
-                [GATEWAY_BIN, "--listen", self.host, "--config", self.config_path] + self.args,
+                argv + self.args,
                 stdin=subprocess.DEVNULL, stdout=errf, stderr=errf, close_fds=True,
                 start_new_session=True, preexec_fn=self.preexec)
         finally:

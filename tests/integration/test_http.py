@@ -107,6 +107,20 @@ def test_json_replies_and_202(ctx):
     eq(json.loads(body), {"jsonrpc": "2.0", "id": 77, "result": {}}, "ping reply")
 
 
+def test_config_alone_serves_its_listen(ctx):
+    """`cellgate --config FILE` (the systemd unit's command line) serves HTTP
+    on the file's `listen`; a bare `cellgate` is a usage error, not a port."""
+    gw = Gateway(ctx, config_listen=True)
+    check("--listen" not in gw.proc.args, "started with --listen: %r" % (gw.proc.args,))
+    c = gw.client()
+    c.initialize()
+    sc = exec_result(c.execute("print('via listen in the file')"))
+    eq((sc["status"], sc["stdout"]), ("ok", "via listen in the file\n"), "execute")
+    p = subprocess.run([GATEWAY_BIN], capture_output=True, timeout=10)
+    eq(p.returncode, 2, "bare cellgate: exit status")
+    check(b"usage:" in p.stderr, "bare cellgate: no usage (%s)" % short(p.stderr))
+
+
 def progress_code(n=5, pause=0.25):
     return ("import time\nfor i in range(%d):\n    print(i, flush=True)\n    time.sleep(%s)\n"
             "print('done')" % (n, pause))
