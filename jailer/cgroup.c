@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cgroup.h"
+#include "log.h"
 
 #define FILE_PATH_MAX (CG_MAX_PATH + 128)
 #define KEYED_BUF 8192
@@ -639,6 +640,25 @@ int cg_sweep_stale(const struct cg_root *root)
 	}
 	free(names);
 	return first_err ? first_err : removed;
+}
+
+void cg_root_release(const struct cg_root *root)
+{
+	const char *dirs[4];
+	size_t ndirs;
+
+	/* v1 only: the per-controller "cellgate" parents were made by this
+	 * jailer, and a hierarchy the service manager does not manage (a
+	 * separate cpuacct, say) would keep them after the jailer is gone.
+	 * rmdir removes only an empty directory, so a parent that still
+	 * holds a job cgroup stays for the next start's sweep.  A v2 parent
+	 * is the jailer's own (delegated) cgroup: its manager removes it. */
+	if (!root || root->version != CG_V1)
+		return;
+	ndirs = cg_v1_dirs(root, dirs);
+	for (size_t i = 0; i < ndirs; i++)
+		if (rmdir(dirs[i]) < 0 && errno != ENOENT && errno != EBUSY && errno != ENOTEMPTY)
+			log_warn("cgroup: rmdir %s: %s", dirs[i], strerror(errno));
 }
 
 /* ---- dispatch ---- */

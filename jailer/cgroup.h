@@ -68,6 +68,10 @@ int cg_v2_prepare_parent(const char *dir, char *err, size_t errlen);
  * rmdir.  Returns the number removed or -errno. */
 int cg_sweep_stale(const struct cg_root *root);
 
+/* At a clean exit: remove the v1 parent directories this jailer made,
+ * those that are empty (best effort; v2 needs nothing). */
+void cg_root_release(const struct cg_root *root);
+
 /* Create the job cgroup and write the limits, reading each back.
  * memory.max / limit_in_bytes = lim->memory_bytes, no swap, OOM group kill
  * (v2), pids.max = lim->pids, cpu: a quota of `cpu_cores` CPUs (1 by default).

@@ -193,6 +193,7 @@ int main(int argc, char **argv)
 		log_info("cgroups: %s", err);
 	if (check) {
 		print_summary(&pol, &cg);
+		cg_root_release(&cg);
 		return 0;
 	}
 	if (cg.version == CG_V1 && pol.v1_favordynmods) {
@@ -248,5 +249,7 @@ int main(int argc, char **argv)
 		if (nrc < 0)
 			log_warn("systemd notification failed: %s", strerror(-nrc));
 	}
-	return server_run(&cfg);
+	rc = server_run(&cfg);
+	cg_root_release(&cg);
+	return rc;
 }

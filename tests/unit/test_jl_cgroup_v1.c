@@ -482,6 +482,29 @@ static void test_sweep_after_crash(void **state)
 	assert_int_equal(rmdir(dir), 0);
 }
 
+/* At exit the jailer removes the parents it made, but only empty ones: a
+ * parent still holding a job cgroup stays for the next start's sweep. */
+static void test_release_removes_empty_parents(void **state)
+{
+	struct cg_root r;
+	char name[64], dir[1024];
+
+	(void)state;
+	require_v1();
+	snprintf(name, sizeof(name), "cellgate-unittest-release-%d", (int)getpid());
+	assert_int_equal(cg_root_init(&r, CGROUP_V1, FS_ROOT, name, err, sizeof(err)), 0);
+	snprintf(dir, sizeof(dir), "%s/job-ut-left", r.v1_pids);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	cg_root_release(&r);
+	assert_false(is_dir(r.v1_memory));
+	assert_false(is_dir(r.v1_cpu));
+	assert_false(is_dir(r.v1_cpuacct));
+	assert_true(is_dir(r.v1_pids));
+	assert_int_equal(rmdir(dir), 0);
+	cg_root_release(&r);
+	assert_false(is_dir(r.v1_pids));
+}
+
 static void test_favordynmods(void **state)
 {
 	(void)state;
@@ -505,6 +528,7 @@ int main(void)
 	    cmocka_unit_test(test_root_init),	   cmocka_unit_test(test_limits_on_disk),
 	    cmocka_unit_test(test_attach_and_oom), cmocka_unit_test(test_pids_limit_and_kill),
 	    cmocka_unit_test(test_cpu_accounting), cmocka_unit_test(test_sweep_after_crash),
+	    cmocka_unit_test(test_release_removes_empty_parents),
 	    cmocka_unit_test(test_favordynmods),
 	};
 
