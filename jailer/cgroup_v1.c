@@ -186,7 +186,8 @@ static int set_memory(const char *mem, const struct ipc_limits *lim, char *err, 
 	uint64_t flag;
 	int r;
 
-	snprintf(val, sizeof(val), "%llu", (unsigned long long)cg_memory_in_pages(lim->memory_bytes));
+	snprintf(val, sizeof(val), "%llu",
+		 (unsigned long long)cg_memory_in_pages(lim->memory_bytes));
 	r = cg_set_limit(mem, "memory.limit_in_bytes", val, err, errlen);
 	if (r < 0)
 		return r;
@@ -242,6 +243,21 @@ int cg_v1_job_create(struct cg_job *job, const struct ipc_limits *lim, char *err
 	}
 	for (; made < n; made++) {
 		r = cg_mkdir_job(paths[made]);
+		if (r == -ENOENT) {
+			/* Another jailer sharing this parent removed it, empty,
+			 * at its exit (cg_root_release): make it again. */
+			char parent[sizeof(paths[made])];
+			char *slash;
+
+			memcpy(parent, paths[made], sizeof(parent));
+			parent[sizeof(parent) - 1] = '\0';
+			slash = strrchr(parent, '/');
+			if (slash && slash != parent) {
+				*slash = '\0';
+				if (mkdir(parent, 0755) == 0 || errno == EEXIST)
+					r = cg_mkdir_job(paths[made]);
+			}
+		}
 		if (r < 0) {
 			snprintf(err, errlen, "mkdir %s: %s", paths[made], strerror(-r));
 			/* Only remove what this call created: EEXIST is not ours. */

@@ -503,6 +503,15 @@ static void test_release_removes_empty_parents(void **state)
 	assert_int_equal(rmdir(dir), 0);
 	cg_root_release(&r);
 	assert_false(is_dir(r.v1_pids));
+	/* Another jailer sharing the parents still creates jobs: the parents
+	 * come back. */
+	struct cg_job job;
+	assert_int_equal(cg_job_create(&job, &r, "job-ut-after-release", &lim, err, sizeof(err)),
+			 0);
+	assert_true(is_dir(r.v1_memory));
+	assert_int_equal(cg_job_destroy(&job), 0);
+	cg_root_release(&r);
+	assert_false(is_dir(r.v1_memory));
 }
 
 static void test_favordynmods(void **state)
@@ -525,9 +534,12 @@ static void test_favordynmods(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_root_init),	   cmocka_unit_test(test_limits_on_disk),
-	    cmocka_unit_test(test_attach_and_oom), cmocka_unit_test(test_pids_limit_and_kill),
-	    cmocka_unit_test(test_cpu_accounting), cmocka_unit_test(test_sweep_after_crash),
+	    cmocka_unit_test(test_root_init),
+	    cmocka_unit_test(test_limits_on_disk),
+	    cmocka_unit_test(test_attach_and_oom),
+	    cmocka_unit_test(test_pids_limit_and_kill),
+	    cmocka_unit_test(test_cpu_accounting),
+	    cmocka_unit_test(test_sweep_after_crash),
 	    cmocka_unit_test(test_release_removes_empty_parents),
 	    cmocka_unit_test(test_favordynmods),
 	};
