@@ -48,6 +48,16 @@ $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -Igateway -Ijailer -Icommon -MMD -MP -c $< -o $@
 
+# The gateway has the setuid helper's path compiled in (SBINDIR): when it
+# changes (`make install PREFIX=/usr` after a plain `make`), the two objects
+# that use it are rebuilt, so an installed gateway never points elsewhere.
+$(BUILD)/sbindir.stamp: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(SBINDIR)' | cmp -s - $@ || echo '$(SBINDIR)' >$@
+$(call obj,gateway/main.c gateway/http_server.c): $(BUILD)/sbindir.stamp
+.PHONY: FORCE
+FORCE:
+
 $(IPC_LIB): $(call obj,$(IPC_SRC))
 	@mkdir -p $(dir $@)
 	ar rcs $@ $^
@@ -101,22 +111,31 @@ asan:
 
 DEB_PKGS := build-essential pkg-config clang bubblewrap libevent-dev libcjson-dev libcap-ng-dev \
 	libseccomp-dev libsystemd-dev libssl-dev libcmocka-dev python3 util-linux procps curl
+# Packaging and host-install checks (the .deb, make check-systemd, the SELinux
+# module), without recommends: selinux-policy-dev would pull in a desktop's
+# worth of Python.
+DEB_PKGS_HOST := debhelper dpkg-dev debootstrap systemd-container selinux-policy-dev
 # node and npm only when absent: a host with NodeSource's nodejs (which
 # bundles npm) must not have Debian's npm forced onto it.
 deps:
 	apt-get update
 	DEBIAN_FRONTEND=noninteractive apt-get install -y $(DEB_PKGS)
+	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(DEB_PKGS_HOST)
 	command -v node >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y nodejs
 	command -v npm >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y npm
 
 .PHONY: deps-if-missing
 deps-if-missing:
 	@if ! pkg-config --exists $(PKGS_GW) $(PKGS_JL) cmocka || ! command -v clang >/dev/null \
-	    || ! test -x /usr/bin/python3 || ! command -v node >/dev/null || ! command -v npm >/dev/null; \
+	    || ! test -x /usr/bin/python3 || ! command -v node >/dev/null || ! command -v npm >/dev/null \
+	    || ! command -v dh >/dev/null || ! command -v debootstrap >/dev/null \
+	    || ! command -v systemd-nspawn >/dev/null || ! test -f /usr/share/selinux/devel/Makefile; \
 	then echo "make: build or test packages missing, running 'make deps'"; $(MAKE) deps; fi
 
 # libFuzzer targets: make fuzz-smoke (bounded, in make check), make fuzz.
 include tests/fuzz/fuzz.mk
+# make install, make install-setuid.
+include install.mk
 
 bench: all $(BENCH)
 	$(BENCH) --build $(BUILD) $(BENCH_ARGS)
@@ -129,6 +148,12 @@ bench-http: all $(BENCH_HTTP)
 # of its own (as root); SOAK_ARGS='--duration 600' for a longer run.
 soak: all
 	/usr/bin/python3 bench/soak --build $(BUILD) $(SOAK_ARGS)
+
+# The Debian package installed on a booted Debian 12 (systemd-nspawn), used
+# over HTTP through the socket-activated jailer, then purged (as root).
+.PHONY: check-systemd
+check-systemd: deps-if-missing
+	tests/systemd-host/check-systemd.sh
 
 # A development jailer and gateway on http://127.0.0.1:8000/mcp (as root).
 run: all
