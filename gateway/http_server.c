@@ -129,7 +129,10 @@ int http_serve(const char *config_path, const char *listen, const char *jailer_s
 		cpu_quota_init(&ts->usage.cpu, t->cpu_seconds_per_hour * 1000);
 		ts->usage.max_jobs = t->max_concurrent_jobs;
 	}
-	if (listen_at(&main_l, &gw, cfg.listen, true, cfg.metrics_listen[0] == '\0') < 0)
+	/* The main address faces clients: /metrics there needs a key.  Only a
+	 * separate metrics_listen (for a scraper on a private address) serves
+	 * it without one. */
+	if (listen_at(&main_l, &gw, cfg.listen, true, false) < 0)
 		goto out;
 	if (cfg.metrics_listen[0] && listen_at(&metrics_l, &gw, cfg.metrics_listen, false,
 						   true) < 0)

@@ -208,7 +208,9 @@ class Gateway:
         return McpHttp(self, key, **kw)
 
     def metrics(self):
-        status, _h, body = self.raw("GET", "/metrics")
+        # On the main address /metrics needs a key (any tenant's).
+        status, _h, body = self.raw("GET", "/metrics",
+                                    headers={"Authorization": "Bearer " + self.key})
         check(status == 200, "GET /metrics: status %s" % status)
         return parse_metrics(body.decode())
 

@@ -5,6 +5,7 @@ the legacy HTTP+SSE transport (§7), API keys (§8), the audit log, /metrics
 and /healthz.  Each test starts its own gateway (http_harness.Gateway) on
 the test's jailer."""
 import hashlib
+import http.client
 import json
 import os
 import re
@@ -19,7 +20,7 @@ import time
 
 import harness
 from harness import GATEWAY_BIN, check, eq, short
-from http_harness import (ACCEPT_BOTH, Gateway, key_id, new_key, parse_json_body,
+from http_harness import (ACCEPT_BOTH, Gateway, free_port, key_id, new_key, parse_json_body,
                           parse_metrics, send)
 
 PARSE_ERROR, INVALID_REQUEST, SERVER_ERROR, SESSION_NOT_FOUND = -32700, -32600, -32000, -32001
@@ -914,7 +915,8 @@ def test_max_connections(ctx):
 
     def only_this_one():
         # Asked on the connection itself, so no other one lingers.
-        status, _h, body = send(first, "GET", "/metrics")
+        status, _h, body = send(first, "GET", "/metrics",
+                                headers={"Authorization": "Bearer " + gw.key})
         eq(status, 200, "GET /metrics")
         return parse_metrics(body.decode()).get("cellgate_http_connections_open") == 1
     wait_for(only_this_one, 3, "one connection open")
@@ -1207,7 +1209,7 @@ def test_keys_never_in_logs_or_metrics(ctx):
            extra={"Authorization": "Bearer " + wrong})
     c.post({"jsonrpc": "2.0", "id": 1, "method": "ping"},
            extra={"Authorization": "Basic " + key})
-    status, _h, metrics = gw.raw("GET", "/metrics")
+    status, _h, metrics = gw.raw("GET", "/metrics", headers={"Authorization": "Bearer " + key})
     eq(status, 200, "/metrics")
     gw.stop()
     log = gw.log()
@@ -1225,6 +1227,27 @@ def test_keys_never_in_logs_or_metrics(ctx):
 def metric(m, name, **labels):
     lab = ",".join('%s="%s"' % kv for kv in labels.items())
     return m.get("%s{%s}" % (name, lab) if lab else name, 0.0)
+
+
+def test_metrics_key_on_main_address_only(ctx):
+    """/metrics on the main address needs a key; on metrics_listen it needs
+    none, and that address serves nothing else."""
+    mport = free_port()
+    gw = Gateway(ctx, gateway={"metrics_listen": "127.0.0.1:%d" % mport})
+    status, h, _b = gw.raw("GET", "/metrics")
+    eq(status, 401, "/metrics on the main address without a key")
+    check("Bearer" in (h.get("WWW-Authenticate") or ""), "no WWW-Authenticate: %r" % h)
+    eq(gw.raw("GET", "/metrics", headers={"Authorization": "Bearer " + gw.key})[0], 200,
+       "/metrics on the main address with a key")
+    conn = http.client.HTTPConnection("127.0.0.1", mport, timeout=10)
+    try:
+        status, _h, body = send(conn, "GET", "/metrics")
+        eq(status, 200, "/metrics on metrics_listen without a key")
+        check("cellgate_http_requests_total" in body.decode(), "metrics body: %s" % short(body))
+        eq(send(conn, "POST", "/mcp", b"{}", {"Content-Type": "application/json"})[0], 404,
+           "/mcp on metrics_listen")
+    finally:
+        conn.close()
 
 
 def test_metrics_counts(ctx):
@@ -1289,7 +1312,7 @@ def test_healthz(ctx):
         th.start()
         time.sleep(0.2)
         t0 = time.monotonic()
-        mstatus = gw.raw("GET", "/metrics")[0]
+        mstatus = gw.raw("GET", "/metrics", headers={"Authorization": "Bearer " + gw.key})[0]
         metrics_s = time.monotonic() - t0
         th.join(10)
     finally:
