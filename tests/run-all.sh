@@ -4,10 +4,12 @@
 #  - unit tests: build/tests/test_* (cmocka)
 #  - integration: tests/integration/run.py (real jailer + gateway)
 #  - attacks: tests/attacks/run.py (the attack corpus, real jailer + gateway)
-#  - attacks: tests/attacks/run.py (the attack corpus)
 #  - interop: tests/interop/run.sh (the official MCP TypeScript SDK client)
 #  - systemd: systemd/verify.sh (sysusers, tmpfiles and every unit verified
 #    on a scratch root; one result)
+#  - install: tests/install/check.sh (make install and install-setuid into a
+#    DESTDIR, the setuid helper run for real; one result)
+#  - selinux: make -C selinux check (the policy module builds; one result)
 #  - fuzz: `make fuzz-smoke` (every libFuzzer target, bounded; one result)
 #  - soak: bench/soak, two minutes (one result)
 # Each suite reports with a line "RESULT passed=N failed=N skipped=N"; fuzz
@@ -58,22 +60,24 @@ for t in "$BUILD"/tests/test_*; do
 	fi
 done
 
-SUITES=${CELLGATE_SUITES:-unit integration attacks interop systemd fuzz soak}
+SUITES=${CELLGATE_SUITES:-unit integration attacks interop systemd install selinux fuzz soak}
 wanted() { [[ " $SUITES " == *" $1 "* ]]; }
 
-for suite in integration attacks interop systemd fuzz soak; do
+for suite in integration attacks interop systemd install selinux fuzz soak; do
 	wanted "$suite" || continue
 	case $suite in
 	integration) cmd=(/usr/bin/python3 tests/integration/run.py) ;;
 	attacks) cmd=(/usr/bin/python3 tests/attacks/run.py) ;;
 	interop) cmd=(bash tests/interop/run.sh) ;;
 	systemd) cmd=(bash systemd/verify.sh) ;;
+	install) cmd=(sh tests/install/check.sh) ;;
+	selinux) cmd=(make --no-print-directory -C selinux check) ;;
 	fuzz) cmd=(make --no-print-directory BUILD="$BUILD" fuzz-smoke) ;;
 	soak) cmd=(/usr/bin/python3 bench/soak --build "$BUILD") ;;
 	esac
 	echo "== $suite"
 	case $suite in
-	systemd | fuzz | soak)
+	systemd | install | selinux | fuzz | soak)
 		if "${cmd[@]}" >"$log/$suite" 2>&1; then
 			tail -n 25 "$log/$suite" | sed 's/^/  /'
 			passed=$((passed + 1))
