@@ -128,9 +128,9 @@ for p in /etc/cellgate /var/log/cellgate /run/cellgate /usr/bin/cellgate /usr/sb
 	/lib/systemd/system/cellgate.service /usr/lib/sysusers.d/cellgate.conf \
 	/usr/lib/tmpfiles.d/cellgate.conf /etc/systemd/system/multi-user.target.wants/cellgate.service \
 	/etc/systemd/system/sockets.target.wants/cellgate-jailer.socket; do
-	[ ! -e "$p" ] || bad "$p left"
+	[ ! -e "$p" ] || { bad "$p left"; files_left=1; }
 done
-ok "no file of the package left (checked the installed paths)"
+[ -n "${files_left:-}" ] || ok "no file of the package left (checked the installed paths)"
 getent passwd cellgate >/dev/null && bad "user cellgate left" || ok "user cellgate removed"
 getent group cellgate >/dev/null && bad "group cellgate left" || ok "group cellgate removed"
 cg=$(find /sys/fs/cgroup -maxdepth 3 -name 'cellgate*' 2>/dev/null || true)
