@@ -196,3 +196,33 @@ char *jsonrpc_serialize(const cJSON *msg, size_t *len)
 	*len = strlen(s);
 	return s;
 }
+
+char *jsonrpc_serialize_printed_result(const cJSON *id, const char *result_json, size_t *len)
+{
+	static const char head[] = "{\"jsonrpc\":\"2.0\",\"id\":";
+	static const char mid[] = ",\"result\":";
+	cJSON *copy = id ? id_copy(id) : cJSON_CreateNull();
+	char *id_text = copy ? cJSON_PrintUnformatted(copy) : NULL;
+	cJSON_Delete(copy);
+	if (!id_text)
+		return NULL;
+	size_t id_len = strlen(id_text), res_len = strlen(result_json);
+	size_t n = sizeof(head) - 1 + id_len + sizeof(mid) - 1 + res_len + 1;
+	char *out = cJSON_malloc(n + 1);
+	if (out) {
+		char *p = out;
+		memcpy(p, head, sizeof(head) - 1);
+		p += sizeof(head) - 1;
+		memcpy(p, id_text, id_len);
+		p += id_len;
+		memcpy(p, mid, sizeof(mid) - 1);
+		p += sizeof(mid) - 1;
+		memcpy(p, result_json, res_len);
+		p += res_len;
+		*p++ = '}';
+		*p = '\0';
+		*len = n;
+	}
+	cJSON_free(id_text);
+	return out;
+}

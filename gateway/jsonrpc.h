@@ -76,4 +76,11 @@ cJSON *jsonrpc_make_error(const cJSON *id, int code, const char *message,
  * to free with cJSON_free, or NULL on allocation failure. */
 char *jsonrpc_serialize(const cJSON *msg, size_t *len);
 
+/* The serialized {"jsonrpc":"2.0","id":id,"result":<result_json>} around a
+ * result that is already printed JSON, without building a tree: for large
+ * replies served over and over (tools/list).  Same bytes as
+ * jsonrpc_serialize(jsonrpc_make_result(id, parsed result)); free with
+ * cJSON_free; NULL on allocation failure. */
+char *jsonrpc_serialize_printed_result(const cJSON *id, const char *result_json, size_t *len);
+
 #endif

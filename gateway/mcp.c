@@ -393,22 +393,32 @@ static bool cursor_refused(struct mcp_session *s, const struct jsonrpc_msg *m,
 	return false;
 }
 
+/* tools/list is the one large reply clients ask for again and again; out
+ * of a batch its reply is assembled from the cached printed result instead
+ * of a tree that would be printed anew each time. */
 static void do_tools_list(struct mcp_session *s, const struct jsonrpc_msg *m,
 			  struct mcp_batch *batch)
 {
 	if (cursor_refused(s, m, batch))
 		return;
-	cJSON *result = cJSON_CreateObject();
-	const char *text = tools_list_text(s->version);
-	cJSON *tools = text ? cJSON_CreateRaw(text) : NULL;
-	if (!result || !tools || !cJSON_AddItemToObject(result, "tools", tools)) {
-		cJSON_Delete(tools);
-		cJSON_Delete(result);
-		reply_error(s, batch, m->id, JSONRPC_INTERNAL_ERROR,
-			    "internal error: out of memory");
+	const char *result = tools_list_result_text(s->version);
+	if (result && !batch) {
+		if (s->closing)
+			return;
+		size_t len;
+		char *text = jsonrpc_serialize_printed_result(m->id, result, &len);
+		if (text) {
+			s->send(text, len, MCP_SEND_FINAL, s->ctx, s->send_arg);
+			cJSON_free(text);
+			return;
+		}
+	}
+	cJSON *raw = result ? cJSON_CreateRaw(result) : NULL;
+	if (!raw) {
+		reply_error(s, batch, m->id, JSONRPC_INTERNAL_ERROR, "internal error: out of memory");
 		return;
 	}
-	reply_result(s, batch, m->id, result);
+	reply_result(s, batch, m->id, raw);
 }
 
 static unsigned jobs_running(const struct mcp_session *s)

@@ -86,15 +86,19 @@ cJSON *tools_list_json(enum mcp_version v)
 
 /* The tool table never changes while the process runs, so each revision's
  * array is built and printed once; tools/list is the hottest request. */
-const char *tools_list_text(enum mcp_version v)
+const char *tools_list_result_text(enum mcp_version v)
 {
 	static char *cache[MCP_VERSION_LATEST + 1];
 	if ((unsigned)v > MCP_VERSION_LATEST)
 		return NULL;
 	if (!cache[v]) {
+		cJSON *result = cJSON_CreateObject();
 		cJSON *tools = tools_list_json(v);
-		cache[v] = tools ? cJSON_PrintUnformatted(tools) : NULL;
-		cJSON_Delete(tools);
+		if (result && tools && cJSON_AddItemToObject(result, "tools", tools))
+			cache[v] = cJSON_PrintUnformatted(result);
+		else
+			cJSON_Delete(tools);
+		cJSON_Delete(result);
 	}
 	return cache[v];
 }

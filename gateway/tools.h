@@ -62,9 +62,10 @@ const struct tool_def *tools_find(const char *name);
  * 2025-06-18).  NULL on allocation failure. */
 cJSON *tools_list_json(enum mcp_version v);
 
-/* The same array printed (unformatted), built once per revision and kept
- * for the life of the process; NULL on allocation failure. */
-const char *tools_list_text(enum mcp_version v);
+/* The whole tools/list result, {"tools":[...]}, printed (unformatted),
+ * built once per revision and kept for the life of the process; NULL on
+ * allocation failure. */
+const char *tools_list_result_text(enum mcp_version v);
 
 /* Finish a call (implemented in mcp.c): `result` is a CallToolResult,
  * ownership taken; it is sent as the reply unless the call was cancelled.

@@ -302,6 +302,26 @@ static void test_build_result(void **state)
 	cJSON_Delete(id);
 }
 
+/* The printed-result path gives the same bytes as building the tree. */
+static void test_serialize_printed_result(void **state)
+{
+	(void)state;
+	static const char result[] = "{\"tools\":[{\"name\":\"x\",\"d\":\"a\\nb\"}]}";
+	cJSON *ids[] = {cJSON_CreateString("req-\"1\""), cJSON_CreateNumber(42),
+			cJSON_CreateNumber(9007199254740991.0), cJSON_CreateNumber(-3)};
+	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
+		char *tree = serialize(jsonrpc_make_result(ids[i], cJSON_Parse(result)));
+		size_t len = 0;
+		char *direct = jsonrpc_serialize_printed_result(ids[i], result, &len);
+		assert_non_null(direct);
+		assert_string_equal(direct, tree);
+		assert_int_equal(len, strlen(tree));
+		cJSON_free(direct);
+		cJSON_free(tree);
+		cJSON_Delete(ids[i]);
+	}
+}
+
 static void test_build_error_id_styles(void **state)
 {
 	(void)state;
@@ -341,6 +361,7 @@ int main(void)
 	    cmocka_unit_test(test_classify_invalid),
 	    cmocka_unit_test(test_id_equal),
 	    cmocka_unit_test(test_build_result),
+	    cmocka_unit_test(test_serialize_printed_result),
 	    cmocka_unit_test(test_build_error_id_styles),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
