@@ -1,6 +1,7 @@
 #include "seccomp_policy.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/seccomp.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -95,6 +96,36 @@ static int deny_tty_injection(scmp_filter_ctx ctx)
 	return 0;
 }
 
+/* Locks and change notifications live on inodes, and the read-only binds
+ * and /dev's nodes are the same inodes in every cell and on the host:
+ *  - dnotify (F_NOTIFY) on a shared directory would signal one job each
+ *    time another job, or the host, reads or writes there: refused, like
+ *    inotify;
+ *  - a lease (F_SETLEASE) breaks on other openers: refused;
+ *  - record locks and flock would let one job hold what another waits
+ *    for, a channel and a denial of service between jobs.  Refusing them
+ *    (isolate's choice) breaks SQLite on the job's own /tmp files, so they
+ *    succeed without taking a lock.  Within one job, locks do not exclude.
+ *    F_GETLK stays real: it can only ever see the host's locks.
+ * fcntl's command is compared on its low 32 bits, as the kernel reads it. */
+static int isolate_inode_locks(scmp_filter_ctx ctx)
+{
+	static const struct {
+		unsigned long cmd;
+		int err;
+	} cmds[] = {
+	    {F_NOTIFY, EPERM},	 {F_SETLEASE, EPERM},  {F_SETLK, 0},
+	    {F_SETLKW, 0},	 {F_OFD_SETLK, 0},     {F_OFD_SETLKW, 0},
+	};
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		int rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(cmds[i].err), SCMP_SYS(fcntl), 1,
+					  SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffUL, cmds[i].cmd));
+		if (rc < 0)
+			return rc;
+	}
+	return seccomp_rule_add(ctx, SCMP_ACT_ERRNO(0), SCMP_SYS(flock), 0);
+}
+
 /* Only AF_UNIX, AF_INET and AF_INET6: no netlink, packet, vsock (host-wide
  * scope), bluetooth, ...  Families 0 and 3..9 sit between the allowed ones. */
 static int restrict_socket_families(scmp_filter_ctx ctx)
@@ -172,6 +203,8 @@ int seccomp_policy_compile(struct sock_fprog *out)
 	if ((rc = deny_clone_namespaces(ctx)) < 0)
 		goto out;
 	if ((rc = deny_tty_injection(ctx)) < 0)
+		goto out;
+	if ((rc = isolate_inode_locks(ctx)) < 0)
 		goto out;
 	if ((rc = restrict_socket_families(ctx)) < 0)
 		goto out;

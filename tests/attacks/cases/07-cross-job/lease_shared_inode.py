@@ -1,8 +1,9 @@
 # attack: take a file lease on a shared read-only inode (lease breaks signal other openers)
 # status: ok
-# stdout: lease EACCES
-#   A read lease needs the file to be ours (or CAP_LEASE): files of the
-#   read-only binds belong to the host's root, so it is refused.
+# stdout: lease EPERM
+#   The filter refuses F_SETLEASE (without it the kernel would still say
+#   EACCES: a read lease needs the file to be ours or CAP_LEASE, and the
+#   read-only binds belong to the host's root).
 import errno, fcntl, os
 fd = os.open('/usr/lib/python3.11/os.py', os.O_RDONLY)
 try:
