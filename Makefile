@@ -112,9 +112,11 @@ asan:
 DEB_PKGS := build-essential pkg-config clang bubblewrap libevent-dev libcjson-dev libcap-ng-dev \
 	libseccomp-dev libsystemd-dev libssl-dev libcmocka-dev python3 util-linux procps curl
 # Packaging and host-install checks (the .deb, make check-systemd, the SELinux
-# module), without recommends: selinux-policy-dev would pull in a desktop's
+# module, linked against Debian's whole policy by secilc and queried with
+# setools), without recommends: selinux-policy-dev would pull in a desktop's
 # worth of Python.
-DEB_PKGS_HOST := debhelper dpkg-dev debootstrap systemd-container selinux-policy-dev
+DEB_PKGS_HOST := debhelper dpkg-dev debootstrap systemd-container selinux-policy-dev \
+	secilc python3-setools policycoreutils selinux-policy-default
 # node and npm only when absent: a host with NodeSource's nodejs (which
 # bundles npm) must not have Debian's npm forced onto it.
 deps:
@@ -129,7 +131,8 @@ deps-if-missing:
 	@if ! pkg-config --exists $(PKGS_GW) $(PKGS_JL) cmocka || ! command -v clang >/dev/null \
 	    || ! test -x /usr/bin/python3 || ! command -v node >/dev/null || ! command -v npm >/dev/null \
 	    || ! command -v dh >/dev/null || ! command -v debootstrap >/dev/null \
-	    || ! command -v systemd-nspawn >/dev/null || ! test -f /usr/share/selinux/devel/Makefile; \
+	    || ! command -v systemd-nspawn >/dev/null || ! test -f /usr/share/selinux/devel/Makefile \
+	    || ! command -v secilc >/dev/null || ! test -d /usr/share/selinux/default; \
 	then echo "make: build or test packages missing, running 'make deps'"; $(MAKE) deps; fi
 
 # libFuzzer targets: make fuzz-smoke (bounded, in make check), make fuzz.
