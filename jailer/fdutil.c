@@ -64,3 +64,20 @@ void close_draining(int fd)
 	}
 	close(fd);
 }
+
+int peer_credentials(int fd, struct ucred *cred, gid_t *groups, size_t *ngroups)
+{
+	socklen_t len = sizeof(*cred);
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, cred, &len) < 0)
+		return -errno;
+	if (len != sizeof(*cred))
+		return -EPROTO;
+	len = PEER_MAX_GROUPS * sizeof(gid_t);
+	*ngroups = 0;
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len) < 0)
+		return errno == ERANGE ? 0 : -errno;
+	if (len % sizeof(gid_t) != 0 || len > PEER_MAX_GROUPS * sizeof(gid_t))
+		return -EPROTO;
+	*ngroups = len / sizeof(gid_t);
+	return 0;
+}

@@ -214,14 +214,15 @@ int main(int argc, char **argv)
 		.pol = &pol, .cg = &cg, .seccomp = &seccomp, .listen_fd = -1, .conn_fd = -1};
 	if (conn_fd >= 0) {
 		struct ucred cred;
-		socklen_t len = sizeof(cred);
+		gid_t groups[PEER_MAX_GROUPS];
+		size_t ngroups = 0;
 		int type = 0;
 		socklen_t tlen = sizeof(type);
 		if (getsockopt(conn_fd, SOL_SOCKET, SO_TYPE, &type, &tlen) < 0 ||
 		    type != SOCK_SEQPACKET)
 			fatal("--fd %d: not a SOCK_SEQPACKET socket", conn_fd);
-		if (getsockopt(conn_fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0 ||
-		    !policy_peer_allowed(&pol, cred.uid, cred.gid))
+		if (peer_credentials(conn_fd, &cred, groups, &ngroups) < 0 ||
+		    !policy_peer_allowed(&pol, cred.uid, cred.gid, groups, ngroups))
 			fatal("--fd %d: peer not allowed by policy", conn_fd);
 		int keep[] = {conn_fd};
 		if (close_fds_except(keep, 1) < 0)

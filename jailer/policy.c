@@ -213,15 +213,26 @@ int policy_effective_limits(const struct policy_profile *prof, const struct ipc_
 	return 0;
 }
 
-bool policy_peer_allowed(const struct policy *p, uid_t uid, gid_t gid)
+static bool gid_allowed(const struct policy *p, gid_t gid)
+{
+	for (size_t i = 0; i < p->nallow_gids && i < POLICY_MAX_ALLOWED_IDS; i++)
+		if (p->allow_gids[i] == gid)
+			return true;
+	return false;
+}
+
+bool policy_peer_allowed(const struct policy *p, uid_t uid, gid_t gid, const gid_t *groups,
+			 size_t ngroups)
 {
 	if (!p)
 		return false;
 	for (size_t i = 0; i < p->nallow_uids && i < POLICY_MAX_ALLOWED_IDS; i++)
 		if (p->allow_uids[i] == uid)
 			return true;
-	for (size_t i = 0; i < p->nallow_gids && i < POLICY_MAX_ALLOWED_IDS; i++)
-		if (p->allow_gids[i] == gid)
+	if (gid_allowed(p, gid))
+		return true;
+	for (size_t i = 0; groups && i < ngroups; i++)
+		if (gid_allowed(p, groups[i]))
 			return true;
 	return false;
 }

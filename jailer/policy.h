@@ -103,8 +103,11 @@ const struct policy_profile *policy_find_profile(const struct policy *p, const c
 int policy_effective_limits(const struct policy_profile *prof, const struct ipc_limits *req,
 			    struct ipc_limits *out, char *err, size_t errlen);
 
-/* May a peer with these credentials use the jailer? */
-bool policy_peer_allowed(const struct policy *p, uid_t uid, gid_t gid);
+/* May a peer with these credentials use the jailer?  Its uid must be an
+ * allow_uid, or its primary gid or one of its `ngroups` supplementary
+ * `groups` an allow_gid. */
+bool policy_peer_allowed(const struct policy *p, uid_t uid, gid_t gid, const gid_t *groups,
+			 size_t ngroups);
 
 /* Is "KEY=VALUE" allowed as a request environment entry for this profile? */
 bool policy_env_allowed(const struct policy_profile *prof, const char *entry);

@@ -82,10 +82,11 @@ static void accept_conn(struct server *sv)
 			log_errno(-errno, "accept");
 		return;
 	}
-	struct ucred cred;
-	socklen_t len = sizeof(cred);
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0 ||
-	    !policy_peer_allowed(sv->cfg->pol, cred.uid, cred.gid)) {
+	struct ucred cred = {.pid = 0, .uid = (uid_t)-1, .gid = (gid_t)-1};
+	gid_t groups[PEER_MAX_GROUPS];
+	size_t ngroups = 0;
+	if (peer_credentials(fd, &cred, groups, &ngroups) < 0 ||
+	    !policy_peer_allowed(sv->cfg->pol, cred.uid, cred.gid, groups, ngroups)) {
 		log_warn("refused connection from uid %u gid %u pid %d", (unsigned)cred.uid,
 			 (unsigned)cred.gid, (int)cred.pid);
 		send_error(fd, IPC_E_DENIED, "this user may not use the jailer");

@@ -64,3 +64,24 @@ def test_garbage_is_refused_and_jailer_survives(ctx):
     eq(struct.unpack("<IHH", reply[:8])[2], IPC_HELLO_OK, "a good HELLO afterwards")
     _, sc = ctx.client().execute("print(1)")
     eq(sc["status"], "ok", "a job afterwards")
+
+
+def test_member_of_allowed_group_is_admitted(ctx):
+    # The policy admits group 65530.  A user whose primary group is another
+    # but who holds 65530 as a supplementary group (SO_PEERGROUPS) gets in;
+    # the same user without it does not.
+    os.chmod(ctx.sock, 0o666)
+    os.chmod(ctx.tmpdir, 0o755)
+    base = ["setpriv", "--reuid=65534", "--regid=65534"]
+    run = [GATEWAY_BIN, "run", "--jailer-socket", ctx.sock, "-"]
+    p = subprocess.run(base + ["--groups=65530", "--"] + run, input=b"print('member')\n",
+                       capture_output=True, timeout=20)
+    eq(p.returncode, 0, "a member of the allowed group: %s" % short(p.stderr))
+    eq(p.stdout, b"member\n", "its program's output")
+    p = subprocess.run(base + ["--clear-groups", "--"] + run, input=b"print('outsider')\n",
+                       capture_output=True, timeout=20)
+    check(p.returncode != 0 and b"outsider" not in p.stdout, "a non-member ran code")
+    check(b"refused" in p.stderr, "no refusal message: %s" % short(p.stderr))
+
+
+test_member_of_allowed_group_is_admitted.extra_global = {"allow_gid": "65530"}

@@ -278,7 +278,7 @@ static void test_allow_ids_by_name(void **state)
 	assert_int_equal(P->nallow_gids, 1);
 	assert_int_equal(P->allow_gids[0], 0);
 	/* The starter-only default was replaced. */
-	assert_false(policy_peer_allowed(P, STARTER, STARTER));
+	assert_false(policy_peer_allowed(P, STARTER, STARTER, NULL, 0));
 }
 
 /* ---- rejections: every one names the line (or profile) and the key ---- */
@@ -418,7 +418,7 @@ static void test_rejections(void **state)
 				 rejects[i].key);
 		/* A failed parse leaves nothing usable. */
 		assert_int_equal(P->nprofiles, 0);
-		assert_false(policy_peer_allowed(P, STARTER, STARTER));
+		assert_false(policy_peer_allowed(P, STARTER, STARTER, NULL, 0));
 	}
 }
 
@@ -706,20 +706,27 @@ static void test_peer_allowed(void **state)
 {
 	(void)state;
 	policy_defaults(P, STARTER);
-	assert_true(policy_peer_allowed(P, STARTER, 1));
-	assert_false(policy_peer_allowed(P, STARTER + 1, STARTER));
-	assert_false(policy_peer_allowed(P, 0, 0));
+	assert_true(policy_peer_allowed(P, STARTER, 1, NULL, 0));
+	assert_false(policy_peer_allowed(P, STARTER + 1, STARTER, NULL, 0));
+	assert_false(policy_peer_allowed(P, 0, 0, NULL, 0));
 
 	assert_int_equal(parse("[global]\nallow_uid = 1001\nallow_uid = 1002\n"), 0);
-	assert_true(policy_peer_allowed(P, 1001, 5));
-	assert_true(policy_peer_allowed(P, 1002, 5));
-	assert_false(policy_peer_allowed(P, 1003, 1001));
-	assert_false(policy_peer_allowed(P, STARTER, 5));
+	assert_true(policy_peer_allowed(P, 1001, 5, NULL, 0));
+	assert_true(policy_peer_allowed(P, 1002, 5, NULL, 0));
+	assert_false(policy_peer_allowed(P, 1003, 1001, NULL, 0));
+	assert_false(policy_peer_allowed(P, STARTER, 5, NULL, 0));
 
 	assert_int_equal(parse("[global]\nallow_gid = 500\n"), 0);
-	assert_true(policy_peer_allowed(P, 77, 500));
-	assert_false(policy_peer_allowed(P, 500, 77));
-	assert_false(policy_peer_allowed(P, STARTER, 77));
+	assert_true(policy_peer_allowed(P, 77, 500, NULL, 0));
+	assert_false(policy_peer_allowed(P, 500, 77, NULL, 0));
+	assert_false(policy_peer_allowed(P, STARTER, 77, NULL, 0));
+
+	/* A member of an allowed group whose primary group is another. */
+	const gid_t groups[] = {24, 500, 27};
+	assert_true(policy_peer_allowed(P, 77, 77, groups, 3));
+	assert_false(policy_peer_allowed(P, 77, 77, groups, 1));
+	const gid_t others[] = {24, 501};
+	assert_false(policy_peer_allowed(P, 77, 77, others, 2));
 }
 
 /* ---- HELLO_OK and lookup ---- */
