@@ -2,6 +2,7 @@
  * (conf_value.h). */
 #include "conf_value.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -182,4 +183,16 @@ int conf_parse_bool(const char *s, bool *b, char *why, size_t whylen)
 	}
 	conf_set_err(why, whylen, "'%s' is not yes, no, true or false", s);
 	return -EINVAL;
+}
+
+void conf_store_uint(void *field, size_t size, uint64_t max, uint64_t v)
+{
+	assert(size == sizeof(uint64_t) || (size == sizeof(uint32_t) && max <= UINT32_MAX));
+	if (size == sizeof(uint64_t)) {
+		memcpy(field, &v, sizeof(v));
+	} else {
+		uint32_t v32 = (uint32_t)v;
+
+		memcpy(field, &v32, sizeof(v32));
+	}
 }

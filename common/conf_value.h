@@ -41,6 +41,12 @@ int conf_parse_number(enum conf_kind kind, const char *s, uint64_t min, uint64_t
 
 int conf_parse_bool(const char *s, bool *b, char *why, size_t whylen);
 
+/* Store a parsed number into an unsigned field of `size` bytes (8, or 4
+ * when `max`, the key's bound, fits): for key tables whose rows give a
+ * field's offset and size.  A size or bound that does not fit is a
+ * mistake in the table, caught by an assert. */
+void conf_store_uint(void *field, size_t size, uint64_t max, uint64_t v);
+
 /* snprintf into err when there is room for a message at all (err may be
  * NULL or errlen 0): the one way messages are written in common/. */
 __attribute__((format(printf, 3, 4))) void conf_set_err(char *err, size_t errlen, const char *fmt,

@@ -5,7 +5,6 @@
 #include "gw_config.h"
 
 #include <arpa/inet.h>
-#include <assert.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -396,21 +395,6 @@ static int whole_seconds(const char *val, uint64_t min_s, uint64_t max_s, uint64
 	return 0;
 }
 
-/* Into an unsigned field of k->size bytes; the row's max fits it (checked
- * by the assert, a mistake in the table otherwise). */
-static void store_number(const struct cfg_key *k, void *field, uint64_t v)
-{
-	assert(k->size == sizeof(uint64_t) ||
-	       (k->size == sizeof(uint32_t) && k->max <= UINT32_MAX));
-	if (k->size == sizeof(uint64_t)) {
-		memcpy(field, &v, sizeof(v));
-	} else {
-		uint32_t v32 = (uint32_t)v;
-
-		memcpy(field, &v32, sizeof(v32));
-	}
-}
-
 static int set_key(const struct cfg_key *k, struct gw_config *c, const char *val, char *why,
 		   size_t whylen)
 {
@@ -441,7 +425,7 @@ static int set_key(const struct cfg_key *k, struct gw_config *c, const char *val
 	}
 	if (r < 0)
 		return r;
-	store_number(k, field, v);
+	conf_store_uint(field, k->size, k->max, v);
 	return 0;
 }
 

@@ -3,7 +3,6 @@
  * jailer's profiles. */
 #include "tenants.h"
 
-#include <assert.h>
 #include <errno.h>
 #include <openssl/crypto.h>
 #include <stddef.h>
@@ -330,21 +329,6 @@ static int ceiling(const struct tkey *k, const char *val, uint64_t *out, char *w
 	return 0;
 }
 
-/* Into an unsigned field of k->size bytes; the row's max fits it (checked
- * by the assert, a mistake in the table otherwise). */
-static void store_number(const struct tkey *k, void *field, uint64_t v)
-{
-	assert(k->size == sizeof(uint64_t) ||
-	       (k->size == sizeof(uint32_t) && k->max <= UINT32_MAX));
-	if (k->size == sizeof(uint64_t)) {
-		memcpy(field, &v, sizeof(v));
-	} else {
-		uint32_t v32 = (uint32_t)v;
-
-		memcpy(field, &v32, sizeof(v32));
-	}
-}
-
 static int set_key(const struct tkey *k, struct tparse *st, const char *val, char *why,
 		   size_t whylen)
 {
@@ -367,7 +351,7 @@ static int set_key(const struct tkey *k, struct tparse *st, const char *val, cha
 	}
 	if (r < 0)
 		return r;
-	store_number(k, field, v);
+	conf_store_uint(field, k->size, k->max, v);
 	return 0;
 }
 
